@@ -1,0 +1,118 @@
+"""The chance baseline as an Inspect model provider: `--model chance/random`, no network, no key.
+
+It is the official random baseline of SURDS (a uniform option per prompt, a uniform pixel for xy2d), answers
+DriveLMM-o1 questions with a uniform option letter and a short generic reasoning, and, when asked for a JSON
+schema (a judge call), returns in-range random criteria. Answers use each benchmark's official format, so a
+chance run exercises the whole pipeline. Every answer is a pure function of the seed and the prompt text, so
+runs are reproducible whatever the concurrency; `-M seed=N` draws another replicate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
+LETTER_OPTION = re.compile(r"^\s*([A-F])\)\s*(.+)$", re.MULTILINE)
+XY2D_MARKER = "coordinates [x, y]"
+IMAGE_SIZE = (1600, 900)
+RUBRIC_RANGE = (1.0, 10.0)
+OVERALL_KEY = "Overall Score"
+CHARS_PER_TOKEN = 4
+"""Rough usage estimate: the baseline reports usage so Inspect never needs a tokenizer download."""
+
+
+def answer(prompt: str, rng: random.Random) -> str:
+    """A random answer to a benchmark prompt in that benchmark's official output format."""
+    letters = LETTER_OPTION.findall(prompt)
+    if letters:
+        letter, text = rng.choice(letters)
+        return (
+            "Reasoning Steps: 1. Look at the six camera views. 2. Pick one of the options at random.\n"
+            f"Final Answer: {letter}) {text.strip()}"
+        )
+    if XY2D_MARKER in prompt:
+        x, y = rng.randrange(IMAGE_SIZE[0]), rng.randrange(IMAGE_SIZE[1])
+        return f"<think>A uniformly random pixel.</think>\n<answer>[{x}, {y}]</answer>"
+    options = SURDS_OPTION.findall(prompt)
+    if options:
+        return f"<think>A uniformly random option.</think>\n<answer>{rng.choice(options).strip()}</answer>"
+    return (
+        "Reasoning Steps: 1. Look at the scene. 2. Keep a safe distance and follow traffic rules.\n"
+        "Final Answer: Proceed with caution."
+    )
+
+
+def rubric_reply(schema: dict[str, Any], rng: random.Random) -> str:
+    """Random in-range scores for every number property of a judge schema; the overall is their mean."""
+    properties = schema.get("properties", {})
+    scores = {key: round(rng.uniform(*RUBRIC_RANGE), 1) for key in properties if key != OVERALL_KEY}
+    if OVERALL_KEY in properties:
+        scores[OVERALL_KEY] = round(sum(scores.values()) / max(len(scores), 1), 2)
+    return json.dumps(scores)
+
+
+def prompt_text(messages: list[ChatMessage]) -> str:
+    """All text of the conversation's user messages, which is what the answer depends on."""
+    return "\n".join(m.text for m in messages if isinstance(m, ChatMessageUser))
+
+
+def seeded_rng(seed: int, text: str) -> random.Random:
+    digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+@modelapi(name="chance")
+class ChanceModel(ModelAPI):
+    """Answers uniformly at random in the benchmarks' official formats (the official random baseline)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        seed: int = 0,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        self.seed = int(seed)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        text = prompt_text(input)
+        rng = seeded_rng(self.seed if config.seed is None else config.seed, text)
+        if config.response_schema is not None and config.response_schema.json_schema is not None:
+            schema = config.response_schema.json_schema.model_dump(exclude_none=True)
+            completion = rubric_reply(schema, rng)
+        else:
+            completion = answer(text, rng)
+        output = ModelOutput.from_content(model=self.model_name, content=completion)
+        output.usage = ModelUsage(
+            input_tokens=len(text) // CHARS_PER_TOKEN,
+            output_tokens=len(completion) // CHARS_PER_TOKEN,
+            total_tokens=(len(text) + len(completion)) // CHARS_PER_TOKEN,
+        )
+        return output
+
+    def max_connections(self) -> int:
+        return 64

@@ -1,0 +1,176 @@
+"""Where benchmark data comes from: a Hugging Face dataset, its ModelScope mirror, a local directory, or the demo.
+
+A task's `data` parameter names the source. Hub sources download only the files a run needs (first the
+annotation file, then the images the selected units use) and pin the resolved commit, which the task records in
+the log. A local directory is used in place, for offline and air-gapped machines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from drive_evals.errors import DataSourceError, ParameterError
+
+DEMO = "demo"
+MODELSCOPE_PREFIX = "modelscope:"
+HF_PREFIX = "hf:"
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+DOWNLOAD_WORKERS = 8
+"""Parallel file downloads from a hub: enough to hide per-file latency without tripping rate limits."""
+
+
+def demo_dir(benchmark: str) -> Path:
+    """The synthetic demo dataset shipped inside the package for `benchmark`."""
+    return Path(str(resources.files("drive_evals") / "demo" / benchmark))
+
+
+def cache_dir() -> Path:
+    """Where drive_evals keeps derived files (stitched grids, rendered LiDAR); `DRIVE_EVALS_CACHE` overrides it."""
+    configured = os.environ.get("DRIVE_EVALS_CACHE")
+    base = Path(configured) if configured else Path.home() / ".cache" / "drive_evals"
+    return base.expanduser()
+
+
+class Snapshot(Protocol):
+    """A dataset snapshot on local disk, filled on demand with the files a run needs."""
+
+    root: Path
+
+    def fetch(self, files: Sequence[str]) -> None:
+        """Make sure `files` (paths relative to the snapshot root) are on local disk, downloading if needed."""
+
+    def provenance(self) -> dict[str, Any]:
+        """What to record in the log so that the run can be reproduced."""
+
+
+@dataclass
+class LocalSnapshot:
+    """A directory on disk (a local copy of the official snapshot, or the bundled demo)."""
+
+    root: Path
+    source: str
+
+    def fetch(self, files: Sequence[str]) -> None:
+        """Nothing to download: presence is checked by the benchmark's validation, which names missing files."""
+
+    def provenance(self) -> dict[str, Any]:
+        return {"source": self.source, "path": str(self.root)}
+
+
+@dataclass
+class HubSnapshot:
+    """A Hugging Face dataset repository, resolved to one commit on first download."""
+
+    repo_id: str
+    revision: str | None
+    root: Path = field(default=Path())
+    commit: str | None = None
+
+    def fetch(self, files: Sequence[str]) -> None:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.utils import tqdm
+
+        missing = [name for name in dict.fromkeys(files) if self.commit is None or not (self.root / name).is_file()]
+        if not missing:
+            return
+
+        def download(name: str) -> Path:
+            return Path(hf_hub_download(self.repo_id, name, repo_type="dataset", revision=self.commit or self.revision))
+
+        try:
+            if self.commit is None:
+                first = download(missing[0])
+                self.root, self.commit = _snapshot_root(first, missing[0])
+                missing = missing[1:]
+            with ThreadPoolExecutor(DOWNLOAD_WORKERS) as pool:
+                bar = tqdm(total=len(missing), desc=f"Downloading {self.repo_id}", unit="file", disable=not missing)
+                for _ in pool.map(download, missing):
+                    bar.update()
+                bar.close()
+        except Exception as error:
+            raise DataSourceError(_offline_hint(self.repo_id, self.revision, missing, error)) from error
+
+    def provenance(self) -> dict[str, Any]:
+        return {"source": "huggingface", "repo_id": self.repo_id, "revision": self.revision, "commit": self.commit}
+
+
+def _snapshot_root(downloaded: Path, relative: str) -> tuple[Path, str]:
+    """Snapshot folder and commit from a file path in the hub cache (`.../snapshots/<commit>/<relative>`)."""
+    root = downloaded
+    for _ in Path(relative).parts:
+        root = root.parent
+    return root, root.name
+
+
+def _offline_hint(repo_id: str, revision: str | None, files: Sequence[str], error: Exception) -> str:
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return (
+        f"Could not download {shown} from the Hugging Face dataset '{repo_id}' (revision {revision or 'main'}): "
+        f"{type(error).__name__}: {error}\n"
+        "To work offline: copy the dataset to this machine (for example `hf download "
+        f"{repo_id} --repo-type dataset --local-dir DIR` where there is network) and pass `-T data=DIR`, "
+        "or set HF_HUB_OFFLINE=1 to use files already in the Hugging Face cache. "
+        f"The mirror `-T data={MODELSCOPE_PREFIX}<id>` is another route."
+    )
+
+
+@dataclass
+class ModelScopeSnapshot:
+    """A ModelScope dataset repository (the mirror some regions reach more easily than Hugging Face)."""
+
+    repo_id: str
+    revision: str | None
+    root: Path = field(default=Path())
+
+    def fetch(self, files: Sequence[str]) -> None:
+        try:
+            from modelscope import dataset_snapshot_download
+        except ImportError as error:
+            raise DataSourceError(
+                "The ModelScope source needs the optional dependency: pip install 'drive_evals[modelscope]'"
+            ) from error
+        try:
+            path = dataset_snapshot_download(self.repo_id, revision=self.revision, allow_patterns=list(files))
+        except Exception as error:
+            raise DataSourceError(
+                f"Could not download {len(files)} file(s) from the ModelScope dataset '{self.repo_id}': "
+                f"{type(error).__name__}: {error}. To work offline, copy the dataset to a directory and pass "
+                "`-T data=DIR`."
+            ) from error
+        self.root = Path(path)
+
+    def provenance(self) -> dict[str, Any]:
+        return {"source": "modelscope", "repo_id": self.repo_id, "revision": self.revision}
+
+
+def open_snapshot(data: str, benchmark: str, revision: str | None = None) -> Snapshot:
+    """Resolve a `data` task parameter: `demo`, `modelscope:<id>`, `[hf:]<owner>/<name>` or a local directory."""
+    if data == DEMO:
+        return LocalSnapshot(demo_dir(benchmark), source="demo")
+    if data.startswith(MODELSCOPE_PREFIX):
+        return ModelScopeSnapshot(data.removeprefix(MODELSCOPE_PREFIX), revision)
+    local = Path(data).expanduser()
+    if local.is_dir():
+        return LocalSnapshot(local.resolve(), source="local")
+    repo_id = data.removeprefix(HF_PREFIX)
+    if _REPO_ID.match(repo_id) and not local.exists():
+        return HubSnapshot(repo_id, revision)
+    raise ParameterError(
+        f"data={data!r} is not '{DEMO}', a '{MODELSCOPE_PREFIX}<owner>/<name>' id, a Hugging Face dataset id "
+        "'<owner>/<name>', or an existing directory"
+    )
+
+
+def inside(root: Path, relative: str) -> Path | None:
+    """`root / relative` if it stays inside `root` once resolved (no `..` or absolute escapes), else None."""
+    base = root.resolve()
+    candidate = (base / relative).resolve()
+    return candidate if candidate.is_relative_to(base) else None

@@ -1,0 +1,1 @@
+"""SURDS (arXiv 2411.13112): fine-grained spatial reasoning in nuScenes driving images."""

@@ -1,0 +1,137 @@
+"""SURDS snapshot -> validated records -> official units -> Inspect samples (one sample per unit)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
+from PIL import Image, UnidentifiedImageError
+
+from drive_evals.data import Snapshot, inside
+from drive_evals.errors import DataValidationError, ParameterError
+from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
+from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
+from drive_evals.surds.units import SUBSETS, Unit, build_units
+
+RECORD_ORDERS = ("metadata", "sorted")
+"""`metadata`: line order of metadata.jsonl (evalscope); `sorted`: by file_name (official script, datasets<=3.3.2)."""
+
+
+@dataclass(frozen=True)
+class SurdsData:
+    """The built dataset and the facts about it that belong in the log."""
+
+    dataset: MemoryDataset
+    summary: dict[str, Any]
+
+
+def parse_subsets(subsets: str | Sequence[str] | None) -> list[str]:
+    """Subset names from a list or a comma-separated string; None means all six, in the official order."""
+    if subsets is None:
+        return list(SUBSETS)
+    names = [s.strip() for s in subsets.split(",")] if isinstance(subsets, str) else [str(s).strip() for s in subsets]
+    names = [name for name in names if name]
+    unknown = [name for name in names if name not in SUBSETS]
+    if unknown or not names:
+        problem = f"unknown subset(s) {unknown}" if unknown else "no subset selected"
+        raise ParameterError(f"subsets: {problem}; valid subsets are {', '.join(SUBSETS)}")
+    return [subset for subset in SUBSETS if subset in names]
+
+
+def order_records(records: list[SurdsRecord], record_order: str) -> list[SurdsRecord]:
+    if record_order not in RECORD_ORDERS:
+        raise ParameterError(f"record_order={record_order!r}: valid values are {', '.join(RECORD_ORDERS)}")
+    return sort_by_file_name(records) if record_order == "sorted" else records
+
+
+def sample_id(subset: str, number: int) -> str:
+    """Readable, globbable id: `surds-yaw-0003` (`--sample-id 'surds-depth-*'` selects a subset)."""
+    return f"surds-{subset}-{number:04d}"
+
+
+def unit_to_sample(unit: Unit, number: int, image_path: Path) -> Sample:
+    """One unit as one sample; the input shows the first prompt with the image (the solver sends every prompt)."""
+    return Sample(
+        id=sample_id(unit.subset, number),
+        input=[ChatMessageUser(content=[ContentText(text=unit.prompts[0]), ContentImage(image=str(image_path))])],
+        target=list(unit.targets),
+        metadata={
+            "subset": unit.subset,
+            "unit_id": unit.unit_id,
+            "image": unit.image,
+            "record_index": unit.record_index,
+            "prompts": list(unit.prompts),
+            "targets": list(unit.targets),
+            "options": list(unit.options),
+            "bbox": list(unit.bbox) if unit.bbox is not None else None,
+        },
+    )
+
+
+def check_images(snapshot_root: Path, units: Sequence[Unit], records: Sequence[SurdsRecord]) -> dict[str, Path]:
+    """Resolve every image the units use: inside the snapshot, present, a 1600x900 image. Raises naming each."""
+    image_dir = snapshot_root / IMAGE_ROOT
+    paths: dict[str, Path] = {}
+    problems: list[str] = []
+    for unit in units:
+        if unit.image in paths:
+            continue
+        where = f"{METADATA_FILE}:{records[unit.record_index].line}: file_name {unit.image!r}"
+        path = inside(image_dir, unit.image)
+        if path is None:
+            problems.append(f"{where}: path escapes the data directory {image_dir}")
+            continue
+        problem = _image_problem(path)
+        if problem:
+            problems.append(f"{where}: {problem}")
+        paths[unit.image] = path
+    if problems:
+        raise DataValidationError(str(snapshot_root), problems)
+    return paths
+
+
+def _image_problem(path: Path) -> str | None:
+    """Cheap header check (no full decode): the file exists, is an image, and has the nuScenes size."""
+    if not path.is_file():
+        return f"image not found at {path}"
+    try:
+        with Image.open(path) as image:
+            size = image.size
+    except (UnidentifiedImageError, OSError) as error:
+        return f"not a readable image ({error})"
+    if size != (IMAGE_WIDTH, IMAGE_HEIGHT):
+        return f"image is {size[0]}x{size[1]}, expected {IMAGE_WIDTH}x{IMAGE_HEIGHT}"
+    return None
+
+
+def image_files(units: Sequence[Unit]) -> list[str]:
+    """Snapshot-relative paths of the images the units need (the only images a hub source downloads)."""
+    return list(dict.fromkeys(f"{IMAGE_ROOT}/{unit.image}" for unit in units))
+
+
+def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str) -> SurdsData:
+    """Build the samples of the selected subsets, validating metadata and images before any model call."""
+    snapshot.fetch([METADATA_FILE])
+    records = order_records(load_metadata(snapshot.root), record_order)
+    all_units = build_units(records)
+    selected = [unit for subset in subsets for unit in all_units[subset]]
+    files = [name for name in image_files(selected) if inside(snapshot.root, name) is not None]
+    snapshot.fetch(files)
+    paths = check_images(snapshot.root, selected, records)
+    samples: list[Sample] = []
+    for subset in subsets:
+        samples.extend(unit_to_sample(unit, number, paths[unit.image]) for number, unit in enumerate(all_units[subset]))
+    summary = {
+        "records": len(records),
+        "units": {subset: len(all_units[subset]) for subset in subsets},
+        "prompts": sum(len(unit.prompts) for unit in selected),
+        "images": len(paths),
+        "record_order": record_order,
+        "subsets": list(subsets),
+        "data": snapshot.provenance(),
+    }
+    return SurdsData(MemoryDataset(samples, name="surds", shuffled=False), summary)

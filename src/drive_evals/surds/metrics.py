@@ -1,0 +1,81 @@
+"""SURDS metrics: the six task scores and their equal mean, with clustered standard errors and validity rates.
+
+A sample is one official unit, so these are exactly the official task scores (mean over units) and `overall`
+(the unweighted mean of the subsets present). Standard errors are clustered by image: yaw, xy2d and depth units
+share images, and so do the pair units of one record.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Metric, SampleScore, Value, metric
+
+from drive_evals.stats import GroupedEstimate, equal_group_mean
+
+OVERALL = "overall"
+SCORE_KEY = "score"
+VALID_KEY = "valid"
+
+
+def _estimate(scores: list[SampleScore], key: str) -> GroupedEstimate:
+    values = [_value(s, key) for s in scores]
+    groups = [str(_metadata(s)["subset"]) for s in scores]
+    clusters = [str(_metadata(s)["image"]) for s in scores]
+    return equal_group_mean(values, groups, clusters)
+
+
+def _value(score: SampleScore, key: str) -> float:
+    value = score.score.value
+    if not isinstance(value, dict) or key not in value:
+        raise ValueError(f"sample {score.sample_id}: SURDS score value has no '{key}' (got {value!r})")
+    return float(value[key] or 0.0)
+
+
+def _metadata(score: SampleScore) -> dict[str, object]:
+    if score.sample_metadata is None:
+        raise ValueError(f"sample {score.sample_id}: SURDS metrics need the sample metadata")
+    return score.sample_metadata
+
+
+@metric
+def surds_scores() -> Metric:
+    """Mean unit score per subset (`yaw`, ..., `front_behind`) and `overall`, their equal mean."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        estimate = _estimate(scores, SCORE_KEY)
+        return {**estimate.means, OVERALL: estimate.overall}
+
+    return compute
+
+
+@metric
+def surds_stderr() -> Metric:
+    """Standard errors clustered by image: `<subset>_stderr` and `overall_stderr`."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        estimate = _estimate(scores, SCORE_KEY)
+        return {**{f"{k}_stderr": v for k, v in estimate.stderrs.items()}, f"{OVERALL}_stderr": estimate.overall_stderr}
+
+    return compute
+
+
+@metric
+def surds_validity() -> Metric:
+    """The official diagnostics per subset: valid-response rate and accuracy among valid units.
+
+    `<subset>_valid_rate` = valid units / units (a unit is valid when all its prompts are). `<subset>_valid_accuracy`
+    = sum of unit scores / valid units (invalid units score 0), i.e. accuracy (xy2d: mean centerness) over valid
+    units; computed from reducible values so that it stays right with epochs.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        valid = _estimate(scores, VALID_KEY)
+        result: dict[str, float] = {}
+        for subset, rate in valid.means.items():
+            in_subset = [s for s in scores if _metadata(s)["subset"] == subset]
+            valid_total = sum(_value(s, VALID_KEY) for s in in_subset)
+            score_total = sum(_value(s, SCORE_KEY) for s in in_subset)
+            result[f"{subset}_valid_rate"] = rate
+            result[f"{subset}_valid_accuracy"] = score_total / valid_total if valid_total else 0.0
+        return result
+
+    return compute

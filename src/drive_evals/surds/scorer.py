@@ -1,0 +1,91 @@
+"""The SURDS scorer: per-prompt validity and correctness, then the unit's consistency score."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from drive_evals.surds.metrics import SCORE_KEY, VALID_KEY, surds_scores, surds_stderr, surds_validity
+from drive_evals.surds.scoring import PromptScore, score_choice, score_point, unit_score
+from drive_evals.surds.solver import COMPLETIONS_KEY
+
+INVALID_REASON = "invalid_response_format"
+NO_RESPONSE_REASON = "no_response"
+EXPLANATION_ANSWER_CHARS = 200
+"""Long answers are cut in the explanation table; `Score.metadata` keeps them whole."""
+
+
+def score_unit(
+    subset: str,
+    targets: Sequence[str],
+    options: Sequence[str],
+    box: Sequence[float] | None,
+    completions: Sequence[str | None],
+) -> tuple[float, list[PromptScore]]:
+    """Score each prompt of a unit and combine them by the official consistency rule."""
+    per_prompt: list[PromptScore] = []
+    for index, gold in enumerate(targets):
+        completion = completions[index] if index < len(completions) else None
+        if subset == "xy2d":
+            if box is None:
+                raise ValueError("an xy2d unit needs the target box")
+            per_prompt.append(score_point(completion, box))
+        else:
+            per_prompt.append(score_choice(completion, gold, options))
+    return unit_score(per_prompt, len(targets)), per_prompt
+
+
+def explain(subset: str, targets: Sequence[str], box: object, per_prompt: Sequence[PromptScore]) -> str:
+    """A Markdown table: one row per prompt with the extracted answer, the gold, validity and correctness."""
+    rows = ["| prompt | answer | gold | valid | score | note |", "|---|---|---|---|---|---|"]
+    for index, (gold, verdict) in enumerate(zip(targets, per_prompt, strict=True)):
+        answer = _cell(verdict.answer) if verdict.answer is not None else "—"
+        if subset == "xy2d":
+            gold_text = f"box {box} (centre point {gold})"
+            note = f"point {verdict.point}, centerness {verdict.score:.3f}" if verdict.point else ""
+        else:
+            gold_text = _cell(gold)
+            note = "correct" if verdict.correct else ("wrong" if verdict.valid else "")
+        rows.append(
+            f"| {index} | {answer} | {gold_text} | {'yes' if verdict.valid else 'no'} | {verdict.score:g} | "
+            f"{verdict.reason or note} |"
+        )
+    return "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= EXPLANATION_ANSWER_CHARS else flat[:EXPLANATION_ANSWER_CHARS] + "…"
+
+
+@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity()])
+def surds_scorer() -> Scorer:
+    """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        completions = state.store.get(COMPLETIONS_KEY) or [state.output.completion]
+        metadata = state.metadata
+        value, per_prompt = score_unit(
+            metadata["subset"], target.target, metadata["options"], metadata["bbox"], completions
+        )
+        valid = all(p.valid for p in per_prompt)
+        reasons = [p.reason for p in per_prompt if p.reason]
+        empty = all(not (c or "").strip() for c in completions)
+        return Score(
+            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0},
+            answer=" | ".join(p.answer if p.answer is not None else "" for p in per_prompt),
+            explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt),
+            reason=None if valid else (NO_RESPONSE_REASON if empty else INVALID_REASON),
+            metadata={
+                "unit_id": state.metadata["unit_id"],
+                "invalid_reasons": reasons,
+                "prompts": [
+                    {"answer": p.answer, "valid": p.valid, "score": p.score, "reason": p.reason, "point": p.point}
+                    for p in per_prompt
+                ],
+            },
+        )
+
+    return score

@@ -1,0 +1,72 @@
+"""`drive_evals/surds`: SURDS (arXiv 2411.13112), fine-grained spatial reasoning in nuScenes driving images."""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai.log import HeadlineMetric
+from inspect_ai.model import GenerateConfig
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
+
+from drive_evals.data import open_snapshot
+from drive_evals.surds.dataset import load_surds, parse_subsets
+from drive_evals.surds.metrics import OVERALL
+from drive_evals.surds.scorer import surds_scorer
+from drive_evals.surds.solver import answer_each_prompt
+
+HF_DATASET = "bonbon-rj/SURDS_eval"
+"""The official evaluation set; `modelscope:evalscope/SURDS_eval` is its mirror."""
+
+TEMPERATURE = 0.0
+"""Neither the official code nor evalscope sets one; greedy decoding makes runs repeatable."""
+MAX_TOKENS = 4096
+"""Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
+
+SCORER_NAME = "surds_scorer"
+
+
+def _viewer() -> ViewerConfig:
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name="SURDS units",
+            columns=[
+                TaskSamplesColumn(id="sampleId"),
+                TaskSamplesColumn(id="target"),
+                TaskSamplesColumn(id="answer"),
+                TaskSamplesColumn.score(SCORER_NAME, "score"),
+                TaskSamplesColumn.score(SCORER_NAME, "valid"),
+                TaskSamplesColumn(id="tokens"),
+                TaskSamplesColumn(id="error"),
+            ],
+        )
+    )
+
+
+@task
+def surds(
+    data: str = HF_DATASET,
+    revision: str | None = None,
+    subsets: str | list[str] | None = None,
+    record_order: str = "metadata",
+) -> Task:
+    """SURDS: 5,550 units (9,250 prompts) in six subsets, scored by the official rules.
+
+    Args:
+        data: `bonbon-rj/SURDS_eval` (Hugging Face, default), `modelscope:evalscope/SURDS_eval`, a local directory
+            holding `validation/metadata.jsonl` and the images, or `demo` (synthetic data shipped with the package).
+        revision: Hub revision (branch, tag or commit) to download; the resolved commit is recorded in the log.
+        subsets: Subsets to run, as a list or comma-separated (default all six: yaw, xy2d, depth, distance,
+            left_right, front_behind).
+        record_order: `metadata` (line order of metadata.jsonl, evalscope parity) or `sorted` (by file name, the
+            order of the official script's pinned `datasets` version). It decides which images are sampled.
+    """
+    selected = parse_subsets(subsets)
+    built = load_surds(open_snapshot(data, "surds", revision), selected, record_order)
+    return Task(
+        dataset=built.dataset,
+        solver=answer_each_prompt(),
+        scorer=surds_scorer(),
+        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
+        metadata={"benchmark": "surds", **built.summary},
+        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
+        viewer=_viewer(),
+    )
