@@ -1,7 +1,9 @@
 """What Inspect loads through the `inspect_ai` entry point: tasks, scorers and the chance model provider."""
 
 from drive_evals.baseline import ChanceModel
+from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.task import surds
 
-__all__ = ["ChanceModel", "surds", "surds_scorer"]
+__all__ = ["ChanceModel", "drivelmm_o1", "drivelmm_o1_scorer", "surds", "surds_scorer"]

@@ -1,0 +1,227 @@
+"""DriveLMM-o1 test file + nuScenes root -> validated records -> per-frame images -> Inspect samples."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
+from PIL import Image, UnidentifiedImageError
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
+from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
+from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
+from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
+from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
+from drive_evals.errors import DataValidationError, ParameterError
+
+logger = logging.getLogger(__name__)
+
+ImageMode = Literal["grid", "views"]
+IMAGE_MODES: tuple[ImageMode, ...] = ("grid", "views")
+NUSCENES_ROOT_ENV = "NUSCENES_ROOT"
+DEMO_NUSCENES = "nuscenes"
+"""Folder of the demo dataset that mimics a nuScenes root."""
+LIDAR_LABEL = (
+    "LIDAR_TOP bird's-eye view ({range:g} m around the ego vehicle, {resolution:g} m per pixel, up = forward):"
+)
+
+
+@dataclass(frozen=True)
+class O1Data:
+    dataset: MemoryDataset
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ImageOptions:
+    """Everything that changes what the model sees; all of it is recorded in the log."""
+
+    mode: ImageMode = "grid"
+    cell_size: tuple[int, int] = DEFAULT_CELL_SIZE
+    lidar: bool = False
+    lidar_range_m: float = DEFAULT_RANGE_M
+    lidar_resolution_m: float = DEFAULT_RESOLUTION_M
+
+    def __post_init__(self) -> None:
+        if self.mode not in IMAGE_MODES:
+            raise ParameterError(f"image_mode={self.mode!r}: valid values are {', '.join(IMAGE_MODES)}")
+
+
+def parse_cell_size(value: str | Sequence[int]) -> tuple[int, int]:
+    """`800x450`, `[800, 450]` or `(800, 450)` -> (800, 450)."""
+    try:
+        parts = [int(p) for p in value.lower().split("x")] if isinstance(value, str) else [int(p) for p in value]
+    except ValueError as error:
+        raise ParameterError(f"cell_size={value!r}: expected WIDTHxHEIGHT, e.g. 800x450") from error
+    if len(parts) != 2 or min(parts) < 1:
+        raise ParameterError(f"cell_size={value!r}: expected two positive integers WIDTHxHEIGHT, e.g. 800x450")
+    return parts[0], parts[1]
+
+
+def resolve_test_file(data: str, revision: str | None) -> tuple[Path, dict[str, Any]]:
+    """The test JSON named by `data`: a file path, `demo`, a directory holding it, or a hub dataset."""
+    path = Path(data).expanduser()
+    if path.is_file():
+        return path.resolve(), {"source": "local", "path": str(path.resolve())}
+    snapshot = open_snapshot(data, "drivelmm_o1", revision)
+    snapshot.fetch([TEST_FILE])
+    return snapshot.root / TEST_FILE, snapshot.provenance()
+
+
+def resolve_nuscenes_root(data: str, nuscenes_root: str | None) -> Path:
+    """The parameter, else $NUSCENES_ROOT, else (for the demo only) the demo's own image folder."""
+    chosen = nuscenes_root or os.environ.get(NUSCENES_ROOT_ENV)
+    if chosen:
+        root = Path(chosen).expanduser()
+        if not root.is_dir():
+            raise ParameterError(f"nuscenes_root={chosen!r} is not a directory")
+        return root.resolve()
+    if data == "demo":
+        return demo_dir("drivelmm_o1") / DEMO_NUSCENES
+    raise ParameterError(
+        "DriveLMM-o1 needs the nuScenes trainval keyframes: pass -T nuscenes_root=/path/to/nuscenes "
+        f"(the folder holding samples/CAM_*) or set {NUSCENES_ROOT_ENV}"
+    )
+
+
+def check_files(records: Sequence[O1Record], root: Path, lidar: bool) -> dict[str, Path]:
+    """Resolve every camera (and, if asked, LiDAR) file: inside the root, present, readable. Raises naming each."""
+    paths: dict[str, Path] = {}
+    problems: list[str] = []
+    for record in records:
+        wanted = [(f"image[{i}] ({CAMERAS[i]})", p) for i, p in enumerate(record.images)]
+        if lidar:
+            if record.lidar is None:
+                problems.append(f"idx {record.idx!r}: field 'lidar': missing, but lidar=true needs it")
+            else:
+                wanted.append(("lidar", _lidar_relative(record.lidar)))
+        for field, relative in wanted:
+            if relative in paths:
+                continue
+            path = inside(root, relative)
+            problem = "path escapes the nuScenes root" if path is None else _file_problem(path, field != "lidar")
+            if problem:
+                problems.append(f"idx {record.idx!r}: field '{field}': {relative!r}: {problem}")
+            elif path is not None:
+                paths[relative] = path
+    if problems:
+        raise DataValidationError(str(root), problems)
+    return paths
+
+
+def _lidar_relative(lidar: str) -> str:
+    """Records may give the sweep as a bare file name; nuScenes keeps keyframe sweeps in samples/LIDAR_TOP."""
+    return lidar if "/" in lidar else f"samples/LIDAR_TOP/{lidar}"
+
+
+def _file_problem(path: Path, is_image: bool) -> str | None:
+    if not path.is_file():
+        return f"not found at {path}"
+    if not is_image:
+        return None
+    try:
+        with Image.open(path) as image:
+            image.size  # noqa: B018 (reading the header is the check)
+    except (UnidentifiedImageError, OSError) as error:
+        return f"not a readable image ({error})"
+    return None
+
+
+def _stitch_all(frames: dict[str, list[Path]], cell_size: tuple[int, int]) -> dict[str, Path]:
+    """Build the missing grids in parallel behind a progress bar (cache hits cost a stat per file)."""
+    columns = (TextColumn("Stitching camera grids"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, transient=True) as progress:
+        bar = progress.add_task("grids", total=None)
+        return build_grids(
+            frames,
+            cache_dir() / "grids",
+            cell_size,
+            progress=lambda done, total: progress.update(bar, completed=done, total=total),
+        )
+
+
+def frame_images(
+    records: Sequence[O1Record], paths: dict[str, Path], options: ImageOptions
+) -> dict[str, list[Content]]:
+    """The image parts of each frame, built once per frame (grids and BEV renders are cached on disk)."""
+    frames = {r.frame: [paths[p] for p in r.images] for r in records}
+    lidar_files = {r.frame: paths[_lidar_relative(r.lidar)] for r in records if options.lidar and r.lidar}
+    parts: dict[str, list[Content]] = {}
+    if options.mode == "grid":
+        grids = _stitch_all(frames, options.cell_size)
+        parts = {frame: [ContentImage(image=str(grid))] for frame, grid in grids.items()}
+    else:
+        for frame, views in frames.items():
+            parts[frame] = [
+                part
+                for camera, view in zip(CAMERAS, views, strict=True)
+                for part in (ContentText(text=f"{camera}:"), ContentImage(image=str(view)))
+            ]
+    for frame, sweep in lidar_files.items():
+        bev = build_bev(sweep, cache_dir() / "bev", options.lidar_range_m, options.lidar_resolution_m)
+        label = LIDAR_LABEL.format(range=options.lidar_range_m, resolution=options.lidar_resolution_m)
+        parts[frame] = [*parts[frame], ContentText(text=label), ContentImage(image=str(bev))]
+    return parts
+
+
+def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
+    """Official layout: the instruction, the image(s), then the question stripped of surrounding white space."""
+    return Sample(
+        id=f"drivelmm-{record.idx}",
+        input=[
+            ChatMessageUser(
+                content=[ContentText(text=MODEL_PROMPT), *images, ContentText(text=record.question.strip())]
+            )
+        ],
+        target=record.final_answer,
+        metadata={
+            "idx": record.idx,
+            "frame": record.frame,
+            "question_number": record.question_number,
+            "mcq": record.mcq,
+            "mcq_by_text": record.mcq_by_text,
+            "question": record.question.strip(),
+            "steps": record.steps,
+            "final_answer": record.final_answer,
+        },
+    )
+
+
+def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None, options: ImageOptions) -> O1Data:
+    """Validate the test file and every file it names, build the frames' images, then the samples."""
+    test_file, provenance = resolve_test_file(data, revision)
+    records = load_records(test_file)
+    root = resolve_nuscenes_root(data, nuscenes_root)
+    paths = check_files(records, root, options.lidar)
+    images = frame_images(records, paths, options)
+    samples = [record_to_sample(record, images[record.frame]) for record in records]
+    disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]
+    summary = {
+        "records": len(records),
+        "frames": len(images),
+        "mcq_items": sum(r.mcq for r in records),
+        "mcq_rule_disagreements": disagreements,
+        "image_mode": options.mode,
+        "cell_size": list(options.cell_size),
+        "lidar": options.lidar,
+        "lidar_range_m": options.lidar_range_m if options.lidar else None,
+        "lidar_resolution_m": options.lidar_resolution_m if options.lidar else None,
+        "data": provenance,
+        "nuscenes_root": str(root),
+    }
+    logger.info(
+        "DriveLMM-o1: %d records over %d frames, %d multiple-choice by the official rule",
+        len(records),
+        len(images),
+        summary["mcq_items"],
+    )
+    if disagreements:
+        logger.warning("DriveLMM-o1: MCQ number rule and question text disagree for %s", disagreements)
+    return O1Data(MemoryDataset(samples, name="drivelmm_o1", shuffled=False), summary)

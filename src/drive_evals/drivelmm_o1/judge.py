@@ -1,0 +1,117 @@
+"""Calling the rubric judge: the official prompt and schema, validated replies, retries that bypass the cache.
+
+The judge sees text only (as in the official pipeline). A reply that is not valid JSON, misses a criterion or is
+out of range is asked again, each attempt under its own cache scope so a retry never gets the cached bad reply
+back, while a re-run or a re-score gets every good reply from the cache for free. After the last attempt the
+judgement fails with a reason and the raw replies are kept: nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ResponseSchema,
+    get_model,
+    model_roles,
+)
+from inspect_ai.util import LimitExceededError, json_schema
+
+from drive_evals.drivelmm_o1.prompts import (
+    JUDGE_MAX_TOKENS,
+    JUDGE_SCHEMA_NAME,
+    JUDGE_SYSTEM_PROMPT,
+    JUDGE_TEMPERATURE,
+    judge_user_message,
+)
+from drive_evals.drivelmm_o1.rubric import EvaluationScores, RubricParse, parse_judge_reply
+
+GRADER_ROLE = "grader"
+DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
+"""The pinned snapshot of `gpt-4o-mini`, the judge the released evaluation script calls (the paper's text says
+GPT-4o: bind `--model-role grader=openai/gpt-4o-2024-08-06` to follow the text)."""
+JUDGE_ATTEMPTS = 3
+"""One call plus two retries for a reply that fails validation (API errors are retried by Inspect itself)."""
+ATTEMPT_SCOPE = "drive_evals_judge_attempt"
+RAW_REPLY_CHARS = 4000
+"""Raw judge replies are kept in the log up to this length (a runaway reply is cut, with a marker)."""
+
+
+@dataclass
+class Judgement:
+    """What one judge said about one response, after validation and retries."""
+
+    judge: str
+    parse: RubricParse | None = None
+    raw_replies: list[str] = field(default_factory=list)
+    failure: str | None = None
+    """Why no valid judgement was obtained (last validation error or the API error); None on success."""
+
+    @property
+    def ok(self) -> bool:
+        return self.parse is not None and self.parse.ok
+
+
+def judge_config() -> GenerateConfig:
+    """Official judge settings: temperature 0, 500 tokens, strict `EvaluationScores` structured output."""
+    return GenerateConfig(
+        temperature=JUDGE_TEMPERATURE,
+        max_tokens=JUDGE_MAX_TOKENS,
+        response_schema=ResponseSchema(name=JUDGE_SCHEMA_NAME, json_schema=json_schema(EvaluationScores), strict=True),
+    )
+
+
+def graders() -> list[Model]:
+    """The models bound to the `grader` role (several form a panel), else the documented default judge."""
+    bound = model_roles().get(GRADER_ROLE)
+    if isinstance(bound, list) and bound:
+        return bound
+    if isinstance(bound, Model):
+        return [bound]
+    return [get_model(role=GRADER_ROLE, default=DEFAULT_GRADER)]
+
+
+def _kept(reply: str) -> str:
+    return reply if len(reply) <= RAW_REPLY_CHARS else reply[:RAW_REPLY_CHARS] + f"… [{len(reply)} chars]"
+
+
+async def judge_response(
+    model: Model,
+    question: str,
+    steps: str,
+    final_answer: str,
+    response: str,
+    attempts: int = JUDGE_ATTEMPTS,
+    cache: bool = True,
+) -> Judgement:
+    """Ask one judge to score one response; validate, retry invalid replies, never raise on what it says."""
+    judgement = Judgement(judge=str(model))
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=JUDGE_SYSTEM_PROMPT),
+        ChatMessageUser(content=judge_user_message(question, steps, final_answer, response)),
+    ]
+    config = judge_config()
+    for attempt in range(attempts):
+        policy = CachePolicy(expiry=None, per_epoch=False, scopes={ATTEMPT_SCOPE: str(attempt)}) if cache else False
+        try:
+            output = await model.generate(messages, config=config, cache=policy)
+        except LimitExceededError:
+            raise
+        except Exception as error:  # the provider gave up after its own retries: keep the sample, say why
+            judgement.failure = f"judge call failed: {type(error).__name__}: {error}"
+            return judgement
+        reply = output.completion
+        judgement.raw_replies.append(_kept(reply))
+        parsed = parse_judge_reply(reply)
+        judgement.parse = parsed
+        if parsed.ok:
+            judgement.failure = None
+            return judgement
+        judgement.failure = f"invalid judge reply: {parsed.error}"
+    return judgement

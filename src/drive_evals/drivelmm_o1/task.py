@@ -1,0 +1,87 @@
+"""`drive_evals/drivelmm_o1`: DriveLMM-o1 (arXiv 2503.10621), step-by-step driving reasoning over six cameras."""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai.log import HeadlineMetric
+from inspect_ai.model import GenerateConfig
+from inspect_ai.solver import generate
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
+
+from drive_evals.drivelmm_o1.dataset import ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
+from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
+from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
+from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M
+from drive_evals.drivelmm_o1.metrics import REASONING
+from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
+from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
+from drive_evals.errors import ParameterError
+
+HF_DATASET = "ayeshaishaq/DriveLMMo1"
+SCORER_NAME = "drivelmm_o1_scorer"
+
+
+def _viewer() -> ViewerConfig:
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name="DriveLMM-o1 questions",
+            columns=[
+                TaskSamplesColumn(id="sampleId"),
+                TaskSamplesColumn(id="target"),
+                TaskSamplesColumn(id="answer"),
+                TaskSamplesColumn.score(SCORER_NAME, REASONING),
+                TaskSamplesColumn.score(SCORER_NAME, "mcq_correct"),
+                TaskSamplesColumn.score(SCORER_NAME, "judged"),
+                TaskSamplesColumn(id="tokens"),
+                TaskSamplesColumn(id="error"),
+            ],
+        )
+    )
+
+
+@task
+def drivelmm_o1(
+    data: str = HF_DATASET,
+    revision: str | None = None,
+    nuscenes_root: str | None = None,
+    image_mode: ImageMode = "grid",
+    cell_size: str = f"{DEFAULT_CELL_SIZE[0]}x{DEFAULT_CELL_SIZE[1]}",
+    lidar: bool = False,
+    lidar_range_m: float = DEFAULT_RANGE_M,
+    lidar_resolution_m: float = DEFAULT_RESOLUTION_M,
+    judge: bool = True,
+    judge_attempts: int = JUDGE_ATTEMPTS,
+) -> Task:
+    """DriveLMM-o1: 4,633 questions over 539 frames; a rubric judge scores the reasoning, MCQ accuracy the answer.
+
+    Args:
+        data: `ayeshaishaq/DriveLMMo1` (Hugging Face, default), a path to `DriveLMMo1_TEST.json` or a folder
+            holding it, or `demo` (synthetic frames shipped with the package).
+        revision: Hub revision to download; the resolved commit is recorded in the log.
+        nuscenes_root: Folder holding nuScenes `samples/CAM_*` keyframes (default: $NUSCENES_ROOT).
+        image_mode: `grid` (official: one 2x3 stitched image per frame) or `views` (six labelled images).
+        cell_size: Size of one camera view in the grid, WIDTHxHEIGHT (the original stitching was never released).
+        lidar: Add a bird's-eye view of the LIDAR_TOP sweep as one more image (not part of the official protocol).
+        lidar_range_m: Metres shown around the ego vehicle in the LiDAR view.
+        lidar_resolution_m: Metres per pixel in the LiDAR view.
+        judge: Score reasoning with the `grader` model role (default judge: see README); off = MCQ accuracy only.
+        judge_attempts: Judge calls per sample when replies fail validation, before the sample is left unjudged.
+    """
+    if judge_attempts < 1:
+        raise ParameterError(f"judge_attempts={judge_attempts}: must be at least 1")
+    options = ImageOptions(image_mode, parse_cell_size(cell_size), lidar, lidar_range_m, lidar_resolution_m)
+    built = load_drivelmm_o1(data, revision, nuscenes_root, options)
+    return Task(
+        dataset=built.dataset,
+        solver=generate(),
+        scorer=drivelmm_o1_scorer(judge=judge, judge_attempts=judge_attempts),
+        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
+        metadata={
+            "benchmark": "drivelmm_o1",
+            "judge_enabled": judge,
+            "default_grader": DEFAULT_GRADER,
+            **built.summary,
+        },
+        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING),
+        viewer=_viewer(),
+    )
