@@ -33,10 +33,7 @@ TEST_USAGE = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
 
 def image_digest(image: str) -> str:
     """sha256 of an image given as a data URI or a file path."""
-    if image.startswith("data:"):
-        data = base64.b64decode(image.split(",", 1)[1])
-    else:
-        data = Path(image).read_bytes()
+    data = base64.b64decode(image.split(",", 1)[1]) if image.startswith("data:") else Path(image).read_bytes()
     return hashlib.sha256(data).hexdigest()
 
 

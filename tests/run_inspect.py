@@ -6,4 +6,5 @@ import oracle_models  # noqa: F401  (registers the providers)
 from inspect_ai._cli.main import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(0)

@@ -6,7 +6,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from inspect_runs import metrics, only_log, run_inspect
 
 from drive_evals.data import demo_dir

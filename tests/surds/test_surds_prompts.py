@@ -12,18 +12,19 @@ EXPECTED_LENGTHS = {"yaw": 692, "xy2d": 663, "depth": 762, "distance": 699, "lef
 
 def reference_templates() -> dict[str, str]:
     templates: dict[str, str] = {}
-    task, body = "", None
+    task = ""
+    body_lines: list[str] | None = None
     for line in REFERENCE.read_text(encoding="utf-8").split("\n"):
         if line.startswith("===== TASK: "):
             task = line.split()[2]
         elif line == "<<<BEGIN>>>":
-            body = []
+            body_lines = []
         elif line == "<<<END>>>":
-            assert body is not None
-            templates[task] = "".join(part + "\n" for part in body)
-            body = None
-        elif body is not None:
-            body.append(line)
+            assert body_lines is not None
+            templates[task] = "".join(part + "\n" for part in body_lines)
+            body_lines = None
+        elif body_lines is not None:
+            body_lines.append(line)
     return templates
 
 
