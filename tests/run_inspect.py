@@ -1,8 +1,8 @@
-"""Run Inspect's own command line with the test-only providers of `oracle_models` registered."""
+"""Run Inspect's own command line with the test-only providers of `fake_models` registered."""
 
 import sys
 
-import oracle_models  # noqa: F401  (registers the providers)
+import fake_models  # noqa: F401  (registers the providers)
 from inspect_ai._cli.main import main
 
 if __name__ == "__main__":

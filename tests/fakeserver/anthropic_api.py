@@ -1,0 +1,183 @@
+"""Anthropic Messages (`POST /v1/messages`, `/v1/messages/count_tokens`), as the `anthropic` SDK uses it.
+
+Inspect's anthropic provider streams whenever `max_tokens >= 8192` or extended thinking is on, and its default
+`max_tokens` for Claude 4 models is 32000: by default it streams, so the SSE event sequence matters as much
+as the plain JSON body.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .dialect import SseEvent, prompt_tokens, text_chunks
+from .records import (
+    ApiName,
+    BadRequest,
+    DecodedImage,
+    FakeRequest,
+    PartKind,
+    RequestConfig,
+    decode_image,
+    estimate_tokens,
+    require,
+)
+
+# Pillow format names of the media types the Messages API accepts.
+MEDIA_TYPE_FORMATS = {"image/jpeg": "JPEG", "image/png": "PNG", "image/gif": "GIF", "image/webp": "WEBP"}
+STREAM_CHUNK_CHARS = 16
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+class AnthropicMessages:
+    """Messages request parsing and response bodies."""
+
+    api: ApiName = "anthropic"
+
+    def parse(self, body: dict[str, Any]) -> FakeRequest:
+        if not isinstance(body.get("max_tokens"), int):
+            raise BadRequest("max_tokens: Field required")
+        return self._parse(body)
+
+    def count_tokens_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The `count_tokens` answer: the same prompt estimate that message usage reports."""
+        return {"input_tokens": prompt_tokens(self._parse(body))}
+
+    def response_body(self, request: FakeRequest, text: str | None, response_id: str) -> dict[str, Any]:
+        content = [] if text is None else [{"type": "text", "text": text}]
+        return {
+            **_message(request, response_id, content, stop_reason="end_turn"),
+            "usage": _usage(request, estimate_tokens(text or "")),
+        }
+
+    def stream_events(self, request: FakeRequest, text: str | None, response_id: str) -> list[SseEvent]:
+        def event(name: str, **fields: Any) -> SseEvent:
+            return SseEvent(name, json.dumps({"type": name, **fields}))
+
+        start = {**_message(request, response_id, [], stop_reason=None), "usage": _usage(request, 1)}
+        events = [event("message_start", message=start)]
+        if text is not None:
+            events.append(event("content_block_start", index=0, content_block={"type": "text", "text": ""}))
+            events.append(event("ping"))
+            events.extend(
+                event("content_block_delta", index=0, delta={"type": "text_delta", "text": part})
+                for part in text_chunks(text, STREAM_CHUNK_CHARS)
+            )
+            events.append(event("content_block_stop", index=0))
+        events.append(
+            event(
+                "message_delta",
+                delta={"stop_reason": "end_turn", "stop_sequence": None},
+                usage={"output_tokens": estimate_tokens(text or "")},
+            )
+        )
+        events.append(event("message_stop"))
+        return events
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        error_type = ERROR_TYPES.get(status, "api_error")
+        return {"type": "error", "error": {"type": error_type, "message": message}}
+
+    def _parse(self, body: dict[str, Any]) -> FakeRequest:
+        model = body.get("model")
+        messages = body.get("messages")
+        if not isinstance(model, str) or not model:
+            raise BadRequest("model: Field required")
+        if not isinstance(messages, list) or not messages:
+            raise BadRequest("messages: at least one message is required")
+        system = _block_texts(body.get("system"))
+        last_user: dict[str, Any] | None = None
+        for message in messages:
+            require(isinstance(message, dict) and "role" in message, "messages: each message needs a 'role'")
+            if message["role"] == "system":
+                system.extend(_block_texts(message.get("content")))
+            elif message["role"] == "user":
+                last_user = message
+        texts, images, order = _user_parts(last_user["content"] if last_user else None)
+        return FakeRequest(
+            api=self.api,
+            model=model,
+            system="\n".join(system) if system else None,
+            texts=texts,
+            images=images,
+            part_order=order,
+            config=RequestConfig(
+                temperature=body.get("temperature"),
+                max_tokens=body.get("max_tokens"),
+                response_format=body.get("output_format"),
+                stream=bool(body.get("stream", False)),
+            ),
+            raw=body,
+        )
+
+
+def _block_texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [block["text"] for block in content if isinstance(block, dict) and block.get("type") == "text"]
+    return []
+
+
+def _user_parts(content: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:
+    if isinstance(content, str):
+        return [content], [], ["text"]
+    texts: list[str] = []
+    images: list[DecodedImage] = []
+    order: list[PartKind] = []
+    for index, block in enumerate(content or []):
+        require(isinstance(block, dict), "content blocks must be objects")
+        if block.get("type") == "text":
+            require(isinstance(block.get("text"), str), f"content.{index}.text: Field required")
+            texts.append(block["text"])
+            order.append("text")
+        elif block.get("type") == "image":
+            images.append(_image(block.get("source") or {}, index))
+            order.append("image")
+    return texts, images, order
+
+
+def _image(source: dict[str, Any], index: int) -> DecodedImage:
+    where = f"content.{index}.image.source"
+    require(source.get("type") == "base64", f"{where}: only base64 sources are accepted by this fake server")
+    media_type = source.get("media_type")
+    if not isinstance(media_type, str) or media_type not in MEDIA_TYPE_FORMATS:
+        raise BadRequest(f"{where}.media_type: unsupported media type {media_type!r}")
+    try:
+        image = decode_image(str(source.get("data", "")))
+    except BadRequest as ex:
+        raise BadRequest(f"{where}: {ex}") from ex
+    require(
+        image.format == MEDIA_TYPE_FORMATS[media_type],
+        f"{where}: Image does not match the provided media type {media_type}",
+    )
+    return image
+
+
+def _message(
+    request: FakeRequest, response_id: str, content: list[dict[str, Any]], stop_reason: str | None
+) -> dict[str, Any]:
+    return {
+        "id": f"msg_{response_id}",
+        "type": "message",
+        "role": "assistant",
+        "model": request.model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+    }
+
+
+def _usage(request: FakeRequest, output_tokens: int) -> dict[str, int]:
+    return {
+        "input_tokens": prompt_tokens(request),
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }

@@ -1,0 +1,56 @@
+"""The interface each fake API implements, so the HTTP server and its faults stay API-agnostic."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .records import ApiName, FakeRequest, estimate_tokens
+
+# Roughly what a small image costs in prompt tokens; only needs to be plausible.
+IMAGE_TOKENS = 85
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    """One server-sent event: an optional `event:` name and its `data:` payload."""
+
+    name: str | None
+    data: str
+
+    def encode(self) -> bytes:
+        prefix = f"event: {self.name}\n" if self.name else ""
+        return f"{prefix}data: {self.data}\n\n".encode()
+
+
+class Dialect(Protocol):
+    """Parsing and response shapes of one provider API."""
+
+    api: ApiName
+
+    def parse(self, body: dict[str, Any]) -> FakeRequest:
+        """Normalise a generation request; raise `BadRequest` where the real API answers 400."""
+        ...
+
+    def response_body(self, request: FakeRequest, text: str | None, response_id: str) -> dict[str, Any]:
+        """A complete non-streaming response; `text=None` gives a response with no output."""
+        ...
+
+    def stream_events(self, request: FakeRequest, text: str | None, response_id: str) -> list[SseEvent]:
+        """The events of a streaming response, as the real API sends them."""
+        ...
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        """The API's JSON error body for an HTTP error status."""
+        ...
+
+
+def prompt_tokens(request: FakeRequest) -> int:
+    """Plausible prompt usage: text estimate plus a flat cost per image."""
+    texts = [*request.texts, request.system or ""]
+    return sum(estimate_tokens(text) for text in texts) + IMAGE_TOKENS * len(request.images)
+
+
+def text_chunks(text: str, size: int) -> list[str]:
+    """Split text into stream deltas, so clients must reassemble more than one delta."""
+    return [text[start : start + size] for start in range(0, len(text), size)] or [""]

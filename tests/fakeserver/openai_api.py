@@ -1,0 +1,157 @@
+"""OpenAI Chat Completions (`POST /v1/chat/completions`), as the `openai` SDK sends and parses it."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .dialect import SseEvent, prompt_tokens, text_chunks
+from .records import (
+    ApiName,
+    BadRequest,
+    DecodedImage,
+    FakeRequest,
+    PartKind,
+    RequestConfig,
+    decode_data_uri,
+    estimate_tokens,
+    require,
+)
+
+SYSTEM_ROLES = ("system", "developer")
+STREAM_CHUNK_CHARS = 16
+STREAM_DONE = "[DONE]"
+ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
+RATE_LIMIT_ERROR = ("requests", "rate_limit_exceeded")
+
+
+class OpenAIChat:
+    """Chat Completions request parsing and response bodies."""
+
+    api: ApiName = "openai"
+
+    def parse(self, body: dict[str, Any]) -> FakeRequest:
+        model = body.get("model")
+        messages = body.get("messages")
+        if not isinstance(model, str) or not model:
+            raise BadRequest("you must provide a model parameter")
+        if not isinstance(messages, list) or not messages:
+            raise BadRequest("'messages' must be a non-empty array")
+        system: list[str] = []
+        last_user: dict[str, Any] | None = None
+        for message in messages:
+            require(isinstance(message, dict) and "role" in message, "each message needs a 'role'")
+            if message["role"] in SYSTEM_ROLES:
+                system.extend(_message_texts(message.get("content")))
+            elif message["role"] == "user":
+                last_user = message
+        texts, images, order = _user_parts(last_user["content"] if last_user else None)
+        return FakeRequest(
+            api=self.api,
+            model=model,
+            system="\n".join(system) if system else None,
+            texts=texts,
+            images=images,
+            part_order=order,
+            config=RequestConfig(
+                temperature=body.get("temperature"),
+                max_tokens=body.get("max_completion_tokens", body.get("max_tokens")),
+                response_format=body.get("response_format"),
+                stream=bool(body.get("stream", False)),
+            ),
+            raw=body,
+        )
+
+    def response_body(self, request: FakeRequest, text: str | None, response_id: str) -> dict[str, Any]:
+        choices = [] if text is None else [_choice(text)]
+        return {
+            **_envelope(request, response_id, "chat.completion"),
+            "choices": choices,
+            "usage": _usage(request, text),
+        }
+
+    def stream_events(self, request: FakeRequest, text: str | None, response_id: str) -> list[SseEvent]:
+        def chunk(choices: list[dict[str, Any]], **extra: Any) -> SseEvent:
+            body = {**_envelope(request, response_id, "chat.completion.chunk"), "choices": choices, **extra}
+            return SseEvent(None, json.dumps(body))
+
+        events = []
+        if text is not None:
+            events.append(chunk([_delta({"role": "assistant", "content": ""})]))
+            parts = text_chunks(text, STREAM_CHUNK_CHARS)
+            events.extend(chunk([_delta({"content": part})]) for part in parts)
+            events.append(chunk([_delta({}, finish_reason="stop")]))
+        if (request.raw.get("stream_options") or {}).get("include_usage"):
+            events.append(chunk([], usage=_usage(request, text)))
+        events.append(SseEvent(None, STREAM_DONE))
+        return events
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        if status == 429:
+            error_type, code = RATE_LIMIT_ERROR
+        else:
+            error_type, code = ERROR_TYPES.get(status, "server_error"), None
+        return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
+
+
+def _message_texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [part["text"] for part in content if isinstance(part, dict) and part.get("type") == "text"]
+    return []
+
+
+def _user_parts(content: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:
+    if isinstance(content, str):
+        return [content], [], ["text"]
+    texts: list[str] = []
+    images: list[DecodedImage] = []
+    order: list[PartKind] = []
+    for part in content or []:
+        require(isinstance(part, dict), "content parts must be objects")
+        if part.get("type") == "text":
+            require(isinstance(part.get("text"), str), "text parts need a 'text' string")
+            texts.append(part["text"])
+            order.append("text")
+        elif part.get("type") == "image_url":
+            url = (part.get("image_url") or {}).get("url")
+            if not isinstance(url, str):
+                raise BadRequest("image_url parts need an 'image_url.url'")
+            try:
+                image = decode_data_uri(url)
+            except BadRequest as ex:
+                raise BadRequest(f"Invalid image in 'image_url': {ex}") from ex
+            images.append(image)
+            order.append("image")
+    return texts, images, order
+
+
+def _envelope(request: FakeRequest, response_id: str, kind: str) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-{response_id}",
+        "object": kind,
+        "created": int(time.time()),
+        "model": request.model,
+        "system_fingerprint": "fp_fakeserver",
+    }
+
+
+def _choice(text: str) -> dict[str, Any]:
+    return {
+        "index": 0,
+        "message": {"role": "assistant", "content": text, "refusal": None},
+        "finish_reason": "stop",
+        "logprobs": None,
+    }
+
+
+def _delta(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    return {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+
+
+def _usage(request: FakeRequest, text: str | None) -> dict[str, int]:
+    prompt = prompt_tokens(request)
+    completion = estimate_tokens(text or "")
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}

@@ -1,0 +1,377 @@
+"""An in-process HTTP server that answers like the OpenAI and Anthropic APIs, for offline tests.
+
+It lets tests drive Inspect's real `openai/`, `openai-api/` and `anthropic/` providers (real SDKs, image
+encoding, retries, timeouts) against a scripted model, with faults injected on a deterministic schedule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+import socket
+import struct
+import threading
+from dataclasses import dataclass, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from typing_extensions import Self
+
+from .anthropic_api import AnthropicMessages
+from .dialect import Dialect, SseEvent
+from .faults import Fault, FaultPlan, InjectedFault
+from .openai_api import OpenAIChat
+from .policies import Policy, echo
+from .records import BadRequest, FakeRequest
+
+HOST = "127.0.0.1"
+TEST_API_KEY = "test-key"
+# Service name for `openai-api/<service>/<model>`: Inspect reads FAKE_API_KEY and FAKE_BASE_URL for it.
+OPENAI_API_SERVICE = "fake"
+OPENAI = OpenAIChat()
+ANTHROPIC = AnthropicMessages()
+GENERATION_ROUTES: dict[str, Dialect] = {"/v1/chat/completions": OPENAI, "/v1/messages": ANTHROPIC}
+COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+NOT_FOUND_HINTS = {
+    "/v1/responses": "This fake server speaks Chat Completions only. Inspect's openai provider uses the "
+    "Responses API for o-series, gpt-5 and codex model names: use a gpt-4o-style name or responses_api=False."
+}
+# Idle keep-alive connections are closed after this long, so no handler thread outlives its use for long.
+IDLE_CONNECTION_SECONDS = 10.0
+SERVE_POLL_SECONDS = 0.05
+STOP_JOIN_SECONDS = 5.0
+INVALID_JSON = "{this is not json"
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PromptCounts:
+    """Per prompt key: requests received, answered normally, and answered with an injected fault."""
+
+    received: int = 0
+    answered: int = 0
+    faulted: int = 0
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request refused with an HTTP error (bad request, no API key, unknown path, policy error)."""
+
+    path: str
+    status: int
+    message: str
+
+
+class FakeModelServer:
+    """OpenAI- and Anthropic-compatible server on 127.0.0.1 with a random free port.
+
+    Use as a context manager. `policy` and `fault_plan` may be replaced while it runs. `counts`, `requests`,
+    `injected` and `rejections` are thread-safe snapshots.
+    """
+
+    def __init__(self, policy: Policy = echo, fault_plan: FaultPlan | None = None) -> None:
+        self.policy = policy
+        self.fault_plan = fault_plan or FaultPlan()
+        self._lock = threading.Lock()
+        self._requests: list[FakeRequest] = []
+        self._counts: dict[str, PromptCounts] = {}
+        self._consecutive_faults: dict[str, int] = {}
+        self._injected: list[InjectedFault] = []
+        self._rejections: list[Rejection] = []
+        self._response_ids = itertools.count(1)
+        self._stopping = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._serve_thread: threading.Thread | None = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def start(self) -> Self:
+        """Bind a free port and serve in a background thread."""
+        self._httpd = _HTTPServer(self)
+        self._serve_thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(SERVE_POLL_SECONDS,), name="fakeserver", daemon=True
+        )
+        self._serve_thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, end hanging handlers and close open connections; wait for handler threads."""
+        if self._httpd is None or self._serve_thread is None:
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._serve_thread.join(STOP_JOIN_SECONDS)
+        self._httpd.close_connections()
+        self._httpd.server_close()
+        self._httpd.join_handlers(STOP_JOIN_SECONDS)
+        self._httpd = None
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the fake server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """Base URL for the `openai` SDK and Inspect's `openai/` and `openai-api/` providers."""
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """Base URL for the `anthropic` SDK and Inspect's `anthropic/` provider (the SDK adds `/v1`)."""
+        return self.url
+
+    def client_env(self) -> dict[str, str]:
+        """Environment variables that point every supported provider at this server with a dummy key."""
+        service = OPENAI_API_SERVICE.upper()
+        return {
+            "OPENAI_API_KEY": TEST_API_KEY,
+            "OPENAI_BASE_URL": self.openai_base_url,
+            f"{service}_API_KEY": TEST_API_KEY,
+            f"{service}_BASE_URL": self.openai_base_url,
+            "ANTHROPIC_API_KEY": TEST_API_KEY,
+            "ANTHROPIC_BASE_URL": self.anthropic_base_url,
+        }
+
+    @property
+    def requests(self) -> list[FakeRequest]:
+        """Every well-formed generation request, in arrival order (faulted ones included)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def counts(self) -> dict[str, PromptCounts]:
+        """Counts per prompt key (`FakeRequest.key`)."""
+        with self._lock:
+            return dict(self._counts)
+
+    @property
+    def injected(self) -> list[InjectedFault]:
+        with self._lock:
+            return list(self._injected)
+
+    @property
+    def rejections(self) -> list[Rejection]:
+        with self._lock:
+            return list(self._rejections)
+
+    def _admit(self, request: FakeRequest) -> InjectedFault | None:
+        """Record a request and decide, under the lock, whether it gets a fault."""
+        key = request.key
+        with self._lock:
+            self._requests.append(request)
+            counts = self._counts.get(key, PromptCounts())
+            attempt = counts.received + 1
+            fault = self.fault_plan.decide(key, attempt, self._consecutive_faults.get(key, 0))
+            faulted = counts.faulted + (fault is not None)
+            self._counts[key] = replace(counts, received=attempt, faulted=faulted)
+            self._consecutive_faults[key] = self._consecutive_faults.get(key, 0) + 1 if fault else 0
+            if fault is not None:
+                self._injected.append(fault)
+            return fault
+
+    def _record_answered(self, key: str) -> None:
+        with self._lock:
+            counts = self._counts[key]
+            self._counts[key] = replace(counts, answered=counts.answered + 1)
+
+    def _record_rejection(self, rejection: Rejection) -> None:
+        with self._lock:
+            self._rejections.append(rejection)
+
+    def _hold(self, seconds: float) -> None:
+        """Sleep for a hang fault, but wake when the server stops so that `stop()` stays quick."""
+        self._stopping.wait(seconds)
+
+    def _next_response_id(self) -> str:
+        return f"fake{next(self._response_ids):06d}"
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """Threading server that can close its open connections and join its handler threads on stop."""
+
+    daemon_threads = True
+
+    def __init__(self, owner: FakeModelServer) -> None:
+        super().__init__((HOST, 0), _Handler)
+        self.owner = owner
+        self._open: dict[threading.Thread, socket.socket] = {}
+        self._open_lock = threading.Lock()
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open[threading.current_thread()] = request
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open.pop(threading.current_thread(), None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (attempt timeout, retry) breaks the pipe mid-response: expected here.
+        logger.debug("fake server connection from %s ended with an error", client_address, exc_info=True)
+
+    def close_connections(self) -> None:
+        with self._open_lock:
+            sockets = list(self._open.values())
+        for sock in sockets:
+            with contextlib.suppress(OSError):  # already closed by a reset fault or by the client
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def join_handlers(self, timeout: float) -> None:
+        with self._open_lock:
+            threads = list(self._open)
+        for thread in threads:
+            thread.join(timeout)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = IDLE_CONNECTION_SECONDS
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.debug("fake server: " + format, *args)
+
+    def do_GET(self) -> None:
+        self._not_found()
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path)
+        if dialect is None:
+            self._read_body()
+            self._not_found()
+            return
+        try:
+            body = self._read_json()
+            if not (self.headers.get("authorization") or self.headers.get("x-api-key")):
+                self._reject(dialect, 401, "No API key provided")
+            elif path == COUNT_TOKENS_PATH:
+                self._send_json(200, ANTHROPIC.count_tokens_body(body))
+            else:
+                self._generate(dialect, dialect.parse(body))
+        except BadRequest as ex:
+            self._reject(dialect, 400, str(ex))
+
+    def _generate(self, dialect: Dialect, request: FakeRequest) -> None:
+        owner = self.server.owner
+        fault = owner._admit(request)
+        if fault is not None:
+            self._serve_fault(dialect, request, fault)
+            return
+        try:
+            text = owner.policy(request)
+        except Exception as ex:  # a failing test policy must fail the client call, not hang its retries
+            self._reject(dialect, 400, f"fake server policy raised {type(ex).__name__}: {ex}")
+            return
+        owner._record_answered(request.key)
+        self._respond(dialect, request, text)
+
+    def _respond(self, dialect: Dialect, request: FakeRequest, text: str | None) -> None:
+        response_id = self.server.owner._next_response_id()
+        if request.config.stream:
+            self._send_stream([e.encode() for e in dialect.stream_events(request, text, response_id)])
+        else:
+            self._send_json(200, dialect.response_body(request, text, response_id))
+
+    def _serve_fault(self, dialect: Dialect, request: FakeRequest, fault: InjectedFault) -> None:
+        plan = self.server.owner.fault_plan
+        if fault.fault is Fault.SERVER_ERROR or fault.fault is Fault.RATE_LIMIT:
+            assert fault.status is not None
+            rate_limited = fault.fault is Fault.RATE_LIMIT
+            headers = {"Retry-After": f"{plan.retry_after_seconds:g}"} if rate_limited else {}
+            body = dialect.error_body(fault.status, f"Injected {fault.fault.value} (HTTP {fault.status})")
+            self._send_json(fault.status, body, headers)
+        elif fault.fault is Fault.CONNECTION_RESET:
+            self._reset_connection()
+        elif fault.fault is Fault.HANG:
+            self.server.owner._hold(plan.hang_seconds)
+            self.close_connection = True
+        elif fault.fault is Fault.EMPTY_CHOICES:
+            self._respond(dialect, request, None)
+        else:
+            self._serve_bad_json(dialect, request, truncated=fault.fault is Fault.TRUNCATED_JSON)
+
+    def _serve_bad_json(self, dialect: Dialect, request: FakeRequest, truncated: bool) -> None:
+        """A 200 whose JSON is cut in half or not JSON; a stream breaks in its second event."""
+        response_id = self.server.owner._next_response_id()
+        if request.config.stream:
+            first, second, *_ = dialect.stream_events(request, "", response_id)
+            if truncated:
+                broken = second.encode()[: len(second.encode()) // 2]
+            else:
+                broken = SseEvent(second.name, INVALID_JSON).encode()
+            self._send_stream([first.encode(), broken])
+        else:
+            payload = json.dumps(dialect.response_body(request, "", response_id)).encode()
+            self._send_bytes(200, payload[: len(payload) // 2] if truncated else INVALID_JSON.encode())
+
+    def _reject(self, dialect: Dialect, status: int, message: str) -> None:
+        self.server.owner._record_rejection(Rejection(self.path, status, message))
+        self._send_json(status, dialect.error_body(status, message))
+
+    def _not_found(self) -> None:
+        path = self.path.split("?", 1)[0]
+        message = NOT_FOUND_HINTS.get(path, f"Unknown request URL: {self.command} {path}")
+        dialect: Dialect = ANTHROPIC if self.headers.get("anthropic-version") else OPENAI
+        self._reject(dialect, 404, message)
+
+    def _read_body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("content-length") or 0))
+
+    def _read_json(self) -> dict[str, Any]:
+        try:
+            body = json.loads(self._read_body())
+        except json.JSONDecodeError as ex:
+            raise BadRequest(f"Request body is not valid JSON: {ex}") from ex
+        if not isinstance(body, dict):
+            raise BadRequest("Request body must be a JSON object")
+        return body
+
+    def _send_json(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_bytes(status, json.dumps(body).encode(), headers)
+
+    def _send_bytes(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _send_stream(self, frames: list[bytes]) -> None:
+        """Send server-sent events; the body ends when the connection closes, as with many real servers."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for frame in frames:
+            self.wfile.write(frame)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _reset_connection(self) -> None:
+        """Close with RST (linger 0) instead of a FIN, as a crashed proxy or load balancer does."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.wfile.close()
+        self.rfile.close()
+        self.connection.close()
+        self.close_connection = True

@@ -1,0 +1,477 @@
+"""Self-tests of the fake provider servers, through the raw SDKs and through Inspect's real providers."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+    ModelOutput,
+    ResponseSchema,
+    get_model,
+)
+from inspect_ai.util import json_schema, materialize_media
+from PIL import Image
+from pydantic import BaseModel
+
+from . import (
+    OPENAI_API_SERVICE,
+    TEST_API_KEY,
+    FakeModelServer,
+    FakeRequest,
+    Fault,
+    FaultPlan,
+    PromptCounts,
+    echo,
+    fixed_text,
+)
+
+OPENAI_MODEL = "openai/gpt-4o-mini"
+OPENAI_API_MODEL = f"openai-api/{OPENAI_API_SERVICE}/qwen2.5-vl-7b"
+ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
+SYSTEM = "You are a careful driving assistant."
+QUESTION = "How far away is the truck?"
+IMAGE_SIZE = (37, 21)
+# Bounded retries and a one-second attempt timeout: a broken test fails quickly instead of retrying forever.
+RETRYING = GenerateConfig(max_retries=4, attempt_timeout=1, timeout=20)
+# Below 8192 max_tokens Inspect's anthropic provider does not stream.
+NON_STREAMING = GenerateConfig(max_tokens=1024, max_retries=0)
+HANG_SECONDS = 2.0
+
+
+class Answer(BaseModel):
+    distance_m: float
+
+
+def make_png(path: Path, size: tuple[int, int] = IMAGE_SIZE) -> Path:
+    Image.new("RGB", size, "orange").save(path, "PNG")
+    return path
+
+
+def data_uri(path: Path, media_type: str = "image/png") -> str:
+    return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode()}"
+
+
+def openai_image_part(uri: str) -> Any:
+    return {"type": "image_url", "image_url": {"url": uri}}
+
+
+def anthropic_image_block(data: str, media_type: str = "image/png") -> Any:
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+
+
+def inspect_generate(
+    model_name: str, content: list[Content] | str, config: GenerateConfig = RETRYING, **model_args: Any
+) -> ModelOutput:
+    async def generate() -> ModelOutput:
+        model = get_model(model_name, config=config, memoize=False, **model_args)
+        return await model.generate([ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=content)])
+
+    return asyncio.run(generate())
+
+
+async def image_prompt(png: Path) -> list[Content]:
+    """Text then image, the image given as a path and materialised as Inspect does for dataset samples."""
+    return [ContentText(text=QUESTION), ContentImage(image=await materialize_media(str(png)))]
+
+
+def only_counts(server: FakeModelServer) -> PromptCounts:
+    (counts,) = server.counts.values()
+    return counts
+
+
+# --- raw SDKs ---
+
+
+def test_openai_sdk_chat_completion(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
+    fake_model_server.policy = fixed_text("B")
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY)
+    response_format: Any = {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "schema": {"type": "object"}},
+    }
+    user_content = [
+        {"type": "text", "text": QUESTION},
+        openai_image_part(data_uri(make_png(tmp_path / "a.png"))),
+    ]
+    messages: Any = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_content}]
+    completion = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=messages,
+        temperature=0.2,
+        max_tokens=50,
+        response_format=response_format,
+        stream=False,
+    )
+    assert completion.choices[0].message.content == "B"
+    assert completion.usage is not None and completion.usage.total_tokens > completion.usage.completion_tokens
+    (request,) = fake_model_server.requests
+    assert (request.api, request.model, request.system) == ("openai", "gpt-4o-mini", SYSTEM)
+    assert (request.texts, request.part_order) == ([QUESTION], ["text", "image"])
+    assert [(image.width, image.height, image.format) for image in request.images] == [(*IMAGE_SIZE, "PNG")]
+    assert (request.config.temperature, request.config.max_tokens) == (0.2, 50)
+    assert request.config.response_format == response_format
+    assert fake_model_server.counts == {request.key: PromptCounts(received=1, answered=1)}
+
+
+def test_openai_sdk_streaming(fake_model_server: FakeModelServer) -> None:
+    text = "a reply long enough to arrive in several stream chunks"
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY)
+    chunks = list(
+        client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": text}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    deltas = [chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices]
+    assert len(deltas) > 2 and "".join(deltas) == text
+    assert chunks[-1].usage is not None
+    assert fake_model_server.requests[0].config.stream
+
+
+def test_anthropic_sdk_message(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
+    fake_model_server.policy = fixed_text("C")
+    client = anthropic.Anthropic(base_url=fake_model_server.anthropic_base_url, api_key=TEST_API_KEY)
+    image_data = base64.b64encode(make_png(tmp_path / "a.png").read_bytes()).decode()
+    output_format = {"type": "json_schema", "schema": {"type": "object"}}
+    messages: Any = [
+        {"role": "user", "content": [anthropic_image_block(image_data), {"type": "text", "text": QUESTION}]}
+    ]
+    message = client.messages.create(
+        model="claude-sonnet-4-6",
+        max_tokens=100,
+        system=[{"type": "text", "text": SYSTEM}],
+        messages=messages,
+        extra_body={"output_format": output_format},
+    )
+    assert message.content[0].type == "text" and message.content[0].text == "C"
+    assert message.usage.input_tokens > 0
+    (request,) = fake_model_server.requests
+    assert (request.api, request.system, request.texts) == ("anthropic", SYSTEM, [QUESTION])
+    assert (request.images[0].width, request.images[0].height) == IMAGE_SIZE
+    assert request.part_order == ["image", "text"]
+    assert request.config.max_tokens == 100 and request.config.response_format == output_format
+
+
+def test_anthropic_sdk_stream_and_count_tokens(fake_model_server: FakeModelServer) -> None:
+    text = "a streamed reply that spans several text deltas"
+    client = anthropic.Anthropic(base_url=fake_model_server.anthropic_base_url, api_key=TEST_API_KEY)
+    messages: list[anthropic.types.MessageParam] = [{"role": "user", "content": text}]
+    with client.messages.stream(model="claude-sonnet-4-6", max_tokens=100, messages=messages) as stream:
+        message = stream.get_final_message()
+    assert message.content[0].type == "text" and message.content[0].text == text
+    assert message.stop_reason == "end_turn" and message.usage.output_tokens > 0
+    tokens = client.messages.count_tokens(model="claude-sonnet-4-6", messages=messages)
+    assert tokens.input_tokens > 0
+    assert len(fake_model_server.requests) == 1, "count_tokens is not a generation request"
+
+
+@pytest.mark.parametrize(
+    ("api", "media_type", "payload", "message"),
+    [
+        ("openai", "image/png", b"not an image", "Could not process image"),
+        ("anthropic", "image/png", b"not an image", "Could not process image"),
+        ("anthropic", "image/jpeg", None, "does not match the provided media type"),
+    ],
+)
+def test_bad_image_is_rejected_with_400(
+    fake_model_server: FakeModelServer,
+    tmp_path: Path,
+    api: str,
+    media_type: str,
+    payload: bytes | None,
+    message: str,
+) -> None:
+    data = base64.b64encode(payload or make_png(tmp_path / "a.png").read_bytes()).decode()
+    with pytest.raises((openai.BadRequestError, anthropic.BadRequestError), match=message):
+        if api == "openai":
+            part = openai_image_part(f"data:{media_type};base64,{data}")
+            openai_client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY)
+            messages: Any = [{"role": "user", "content": [part]}]
+            openai_client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+        else:
+            block = anthropic_image_block(data, media_type)
+            client = anthropic.Anthropic(base_url=fake_model_server.anthropic_base_url, api_key=TEST_API_KEY)
+            client.messages.create(
+                model="claude-sonnet-4-6", max_tokens=10, messages=[{"role": "user", "content": [block]}]
+            )
+    assert [rejection.status for rejection in fake_model_server.rejections] == [400]
+    assert fake_model_server.requests == [] and fake_model_server.counts == {}
+
+
+def test_rate_limit_sends_retry_after(fake_model_server: FakeModelServer) -> None:
+    fake_model_server.fault_plan = FaultPlan(script=[Fault.RATE_LIMIT], retry_after_seconds=1)
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY, max_retries=0)
+    messages: list[openai.types.chat.ChatCompletionMessageParam] = [{"role": "user", "content": QUESTION}]
+    with pytest.raises(openai.RateLimitError) as raised:
+        client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+    assert raised.value.response.headers["retry-after"] == "1"
+    assert raised.value.code == "rate_limit_exceeded"
+    assert client.chat.completions.create(model="gpt-4o-mini", messages=messages).choices[0].message.content
+    assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "status", "message"),
+    [
+        ("POST", "/v1/chat/completions", {}, 401, "No API key"),
+        ("POST", "/v1/responses", {"Authorization": "Bearer x"}, 404, "Responses API"),
+        ("GET", "/v1/models", {}, 404, "Unknown request URL"),
+    ],
+)
+def test_http_errors_have_api_error_bodies(
+    fake_model_server: FakeModelServer,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    status: int,
+    message: str,
+) -> None:
+    body = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x"}]}).encode()
+    request = urllib.request.Request(
+        fake_model_server.url + path, data=body if method == "POST" else None, headers=headers, method=method
+    )
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(request, timeout=5)
+    assert raised.value.code == status
+    assert message in json.loads(raised.value.read())["error"]["message"]
+
+
+# --- Inspect's providers ---
+
+
+@pytest.mark.parametrize(
+    ("model_name", "api", "streamed"),
+    [
+        (OPENAI_MODEL, "openai", False),
+        (OPENAI_API_MODEL, "openai", False),
+        (ANTHROPIC_MODEL, "anthropic", True),
+    ],
+)
+def test_inspect_provider_roundtrip(
+    fake_model_server: FakeModelServer, tmp_path: Path, model_name: str, api: str, streamed: bool
+) -> None:
+    fake_model_server.policy = fixed_text("B")
+    output = inspect_generate(model_name, asyncio.run(image_prompt(make_png(tmp_path / "a.png"))))
+    assert output.completion == "B" and output.usage is not None
+    (request,) = fake_model_server.requests
+    assert (request.api, request.model) == (api, model_name.split("/")[-1])
+    assert (request.system, request.texts, request.part_order) == (SYSTEM, [QUESTION], ["text", "image"])
+    assert [(image.width, image.height, image.format) for image in request.images] == [(*IMAGE_SIZE, "PNG")]
+    assert request.config.stream is streamed
+    assert only_counts(fake_model_server) == PromptCounts(received=1, answered=1)
+
+
+def test_inspect_gpt5_names_need_chat_completions_forced(fake_model_server: FakeModelServer) -> None:
+    """o-series, gpt-5 and codex names go to the Responses API, which the fake server answers with a 404 hint."""
+    with pytest.raises(openai.NotFoundError, match="responses_api=False"):
+        inspect_generate("openai/gpt-5-mini", QUESTION, NON_STREAMING)
+    output = inspect_generate("openai/gpt-5-mini", QUESTION, NON_STREAMING, responses_api=False)
+    assert output.completion == QUESTION
+    (request,) = fake_model_server.requests
+    assert request.raw["messages"][0]["role"] == "developer" and request.system == SYSTEM
+    assert request.raw["max_completion_tokens"] == request.config.max_tokens == NON_STREAMING.max_tokens
+
+
+def test_failing_policy_fails_the_call_without_retries(fake_model_server: FakeModelServer) -> None:
+    def policy(request: FakeRequest) -> str:
+        raise LookupError("no answer scripted")
+
+    fake_model_server.policy = policy
+    # Inspect reports a 400 as its ModelGenerateError (a RuntimeError that keeps the status code).
+    with pytest.raises(RuntimeError, match="LookupError: no answer scripted") as raised:
+        inspect_generate(OPENAI_MODEL, QUESTION)
+    assert getattr(raised.value, "status_code", None) == 400
+    assert only_counts(fake_model_server) == PromptCounts(received=1)
+    assert [rejection.status for rejection in fake_model_server.rejections] == [400]
+
+
+@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
+def test_inspect_structured_output_is_recorded(fake_model_server: FakeModelServer, model_name: str) -> None:
+    """OpenAI gets `response_format`, Anthropic `output_format`: both a JSON schema; the policy just answers."""
+    fake_model_server.policy = fixed_text('{"distance_m": 12.5}')
+    schema = ResponseSchema(name="answer", json_schema=json_schema(Answer), strict=True)
+    output = inspect_generate(model_name, QUESTION, RETRYING.merge(GenerateConfig(response_schema=schema)))
+    assert Answer.model_validate_json(output.completion).distance_m == 12.5
+    response_format = fake_model_server.requests[0].config.response_format
+    assert response_format is not None and response_format["type"] == "json_schema"
+    assert "distance_m" in json.dumps(response_format)
+
+
+@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
+@pytest.mark.parametrize("fault", [Fault.SERVER_ERROR, Fault.RATE_LIMIT, Fault.CONNECTION_RESET])
+def test_inspect_survives_transient_fault(fake_model_server: FakeModelServer, model_name: str, fault: Fault) -> None:
+    """The SDK's own retries (two by default, about 0.5 s apart) absorb a single transient fault."""
+    fake_model_server.fault_plan = FaultPlan(script=[fault])
+    assert inspect_generate(model_name, QUESTION).completion == QUESTION
+    assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
+    (injected,) = fake_model_server.injected
+    assert (injected.fault, injected.attempt) == (fault, 1)
+
+
+@pytest.mark.usefixtures("fast_inspect_retries")
+@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
+def test_inspect_retries_after_sdk_gives_up(fake_model_server: FakeModelServer, model_name: str) -> None:
+    fake_model_server.fault_plan = FaultPlan(script=[Fault.SERVER_ERROR] * 3, server_error_statuses=(503,))
+    assert inspect_generate(model_name, QUESTION).completion == QUESTION
+    assert only_counts(fake_model_server) == PromptCounts(received=4, answered=1, faulted=3)
+    assert {injected.status for injected in fake_model_server.injected} == {503}
+
+
+@pytest.mark.usefixtures("fast_inspect_retries")
+@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
+def test_inspect_retries_hang_past_attempt_timeout(fake_model_server: FakeModelServer, model_name: str) -> None:
+    fake_model_server.fault_plan = FaultPlan(script=[Fault.HANG], hang_seconds=HANG_SECONDS)
+    started = time.monotonic()
+    assert inspect_generate(model_name, QUESTION).completion == QUESTION
+    assert time.monotonic() - started >= 1, "the answer came only after the attempt timeout"
+    assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
+
+
+@pytest.mark.parametrize(
+    ("model_name", "config", "fault", "error"),
+    [
+        (OPENAI_MODEL, RETRYING, Fault.TRUNCATED_JSON, json.JSONDecodeError),
+        (OPENAI_MODEL, RETRYING, Fault.INVALID_JSON, json.JSONDecodeError),
+        (ANTHROPIC_MODEL, NON_STREAMING, Fault.TRUNCATED_JSON, json.JSONDecodeError),
+        (ANTHROPIC_MODEL, RETRYING, Fault.INVALID_JSON, json.JSONDecodeError),
+    ],
+)
+def test_malformed_success_raises_without_retry(
+    fake_model_server: FakeModelServer, model_name: str, config: GenerateConfig, fault: Fault, error: type
+) -> None:
+    """A 200 whose body is not a usable response is not an API error: Inspect does not retry it."""
+    fake_model_server.fault_plan = FaultPlan(script=[fault])
+    with pytest.raises(error):
+        inspect_generate(model_name, QUESTION, config)
+    assert only_counts(fake_model_server) == PromptCounts(received=1, faulted=1)
+
+
+@pytest.mark.parametrize(
+    ("model_name", "fault", "stop_reasons"),
+    [
+        (OPENAI_MODEL, Fault.EMPTY_CHOICES, []),
+        (ANTHROPIC_MODEL, Fault.TRUNCATED_JSON, ["unknown"]),
+        (ANTHROPIC_MODEL, Fault.EMPTY_CHOICES, ["stop"]),
+    ],
+)
+def test_malformed_success_gives_empty_output(
+    fake_model_server: FakeModelServer, model_name: str, fault: Fault, stop_reasons: list[str]
+) -> None:
+    """No error and no retry, only an empty answer: a stream cut off after `message_start`, or no output.
+
+    With zero choices, `ModelOutput.completion` is "" but `.stop_reason` and `.message` raise IndexError.
+    """
+    fake_model_server.fault_plan = FaultPlan(script=[fault])
+    output = inspect_generate(model_name, QUESTION)
+    assert (output.completion, output.error) == ("", None)
+    assert [choice.stop_reason for choice in output.choices] == stop_reasons
+    assert only_counts(fake_model_server) == PromptCounts(received=1, faulted=1)
+
+
+@pytest.mark.usefixtures("fast_inspect_retries")
+def test_fault_rates_through_inspect_concurrently(fake_model_server: FakeModelServer) -> None:
+    plan = FaultPlan(
+        rates={Fault.SERVER_ERROR: 0.2, Fault.RATE_LIMIT: 0.1, Fault.HANG: 0.05},
+        seed=3,
+        max_consecutive=2,
+        hang_seconds=HANG_SECONDS,
+    )
+    fake_model_server.fault_plan = plan
+    prompts = [f"scene {index}: what is ahead?" for index in range(24)]
+
+    async def generate_all() -> list[str]:
+        model = get_model(OPENAI_MODEL, config=RETRYING, memoize=False)
+        outputs = await asyncio.gather(*(model.generate(prompt) for prompt in prompts))
+        return [output.completion for output in outputs]
+
+    assert asyncio.run(generate_all()) == prompts
+    counts = fake_model_server.counts
+    assert len(counts) == len(prompts)
+    assert all(count.answered == 1 and count.received == count.faulted + 1 for count in counts.values())
+    injected = fake_model_server.injected
+    assert sum(count.faulted for count in counts.values()) == len(injected)
+    assert {fault.fault for fault in injected} == set(plan.rates), "seed 3 draws every kind of fault here"
+    assert all(plan.decide(fault.key, fault.attempt, fault.attempt - 1) == fault for fault in injected)
+
+
+# --- fault plans and server lifecycle ---
+
+
+def test_fault_plan_is_deterministic_and_follows_rates() -> None:
+    rates = {Fault.SERVER_ERROR: 0.2, Fault.RATE_LIMIT: 0.1, Fault.HANG: 0.05}
+    plan = FaultPlan(rates=rates, seed=1)
+    draws = [plan.decide(f"prompt-{index}", 1, 0) for index in range(4000)]
+    assert draws == [plan.decide(f"prompt-{index}", 1, 0) for index in range(4000)]
+    assert draws != [FaultPlan(rates=rates, seed=2).decide(f"prompt-{index}", 1, 0) for index in range(4000)]
+    for fault, rate in rates.items():
+        assert abs(sum(d is not None and d.fault is fault for d in draws) / len(draws) - rate) < 0.03
+    statuses = {d.status for d in draws if d is not None and d.fault is Fault.SERVER_ERROR}
+    assert statuses == {500, 502, 503}
+
+
+def test_fault_plan_script_and_consecutive_limit() -> None:
+    plan = FaultPlan(rates={Fault.SERVER_ERROR: 1.0}, script=[None, Fault.HANG], max_consecutive=2)
+    assert plan.decide("k", 1, 0) is None
+    faults = [plan.decide("k", attempt, consecutive_faults=0) for attempt in (2, 3)]
+    assert [fault and fault.fault for fault in faults] == [Fault.HANG, Fault.SERVER_ERROR]
+    assert plan.decide("k", 4, consecutive_faults=2) is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rates": {Fault.HANG: 0.7, Fault.RATE_LIMIT: 0.4}},
+        {"rates": {Fault.HANG: -0.1}},
+        {"server_error_statuses": (429,)},
+    ],
+)
+def test_fault_plan_rejects_impossible_settings(options: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        FaultPlan(**options)
+
+
+def test_fixture_refuses_other_hosts(fake_model_server: FakeModelServer) -> None:
+    with pytest.raises(OSError, match="only reach the fake model server"):
+        socket.getaddrinfo("api.openai.com", 443)
+
+
+def test_stop_ends_a_hanging_request_promptly() -> None:
+    server = FakeModelServer(policy=echo, fault_plan=FaultPlan(script=[Fault.HANG], hang_seconds=30)).start()
+    errors: list[Exception] = []
+
+    def call() -> None:
+        client = openai.OpenAI(base_url=server.openai_base_url, api_key=TEST_API_KEY, max_retries=0, timeout=20)
+        try:
+            client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": QUESTION}])
+        except openai.APIConnectionError as ex:
+            errors.append(ex)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    deadline = time.monotonic() + 5
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    server.stop()
+    caller.join(5)
+    assert time.monotonic() - started < 2 and not caller.is_alive() and len(errors) == 1
