@@ -107,10 +107,11 @@ class ChanceModel(ModelAPI):
         else:
             completion = answer(text, rng)
         output = ModelOutput.from_content(model=self.model_name, content=completion)
+        input_chars = sum(len(message.text) for message in input)
         output.usage = ModelUsage(
-            input_tokens=len(text) // CHARS_PER_TOKEN,
+            input_tokens=input_chars // CHARS_PER_TOKEN,
             output_tokens=len(completion) // CHARS_PER_TOKEN,
-            total_tokens=(len(text) + len(completion)) // CHARS_PER_TOKEN,
+            total_tokens=(input_chars + len(completion)) // CHARS_PER_TOKEN,
         )
         return output
 

@@ -1,0 +1,59 @@
+"""Measure the chance baseline on a SURDS data source over several seeds, beside its expected values.
+
+    python tools/measure_chance.py --data demo --seeds 20
+
+Expected values are those of the official random baseline (the protocol's reference numbers): yaw 1/16, depth
+1/3, the three pair tasks 1/9, xy2d a small mean centerness. Each seed is one `chance/random -M seed=N` run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+
+from inspect_ai import eval as inspect_eval
+
+from drive_evals.surds.task import surds
+
+EXPECTED = {
+    "yaw": 1 / 16,
+    "xy2d": None,
+    "depth": 1 / 3,
+    "distance": 1 / 9,
+    "left_right": 1 / 9,
+    "front_behind": 1 / 9,
+    "overall": None,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="demo")
+    parser.add_argument("--seeds", type=int, default=20)
+    args = parser.parse_args()
+    runs: dict[str, list[float]] = {name: [] for name in EXPECTED}
+    with tempfile.TemporaryDirectory() as log_dir:
+        for seed in range(args.seeds):
+            [log] = inspect_eval(
+                surds(data=args.data),
+                model="chance/random",
+                model_args={"seed": seed},
+                log_dir=log_dir,
+                display="none",
+            )
+            assert log.results is not None
+            metrics = log.results.scores[0].metrics
+            for name in EXPECTED:
+                runs[name].append(metrics[name].value)
+    print(f"chance/random on data={args.data}, {args.seeds} seeds (mean ± sd across seeds)")
+    print("| metric | measured | expected |")
+    print("|---|---|---|")
+    for name, values in runs.items():
+        spread = statistics.stdev(values) if len(values) > 1 else 0.0
+        expected = "≈0.01-0.02" if name == "xy2d" else ("≈0.12" if name == "overall" else f"{EXPECTED[name]:.3f}")
+        print(f"| {name} | {statistics.mean(values):.3f} ± {spread:.3f} | {expected} |")
+
+
+if __name__ == "__main__":
+    main()
