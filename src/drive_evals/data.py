@@ -170,7 +170,11 @@ def open_snapshot(data: str, benchmark: str, revision: str | None = None) -> Sna
 
 
 def inside(root: Path, relative: str) -> Path | None:
-    """`root / relative` if it stays inside `root` once resolved (no `..` or absolute escapes), else None."""
-    base = root.resolve()
-    candidate = (base / relative).resolve()
+    """`root / relative` if it stays inside `root` lexically (no `..` or absolute escapes), else None.
+
+    The check is on the normalised path, not the resolved one: the Hugging Face cache stores snapshot files as
+    symlinks into its blob store, which are legitimate members of the snapshot.
+    """
+    base = Path(os.path.normpath(root.absolute()))
+    candidate = Path(os.path.normpath(base / relative))
     return candidate if candidate.is_relative_to(base) else None

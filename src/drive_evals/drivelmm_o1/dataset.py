@@ -95,6 +95,7 @@ def check_files(records: Sequence[O1Record], root: Path, lidar: bool) -> dict[st
     """Resolve every camera (and, if asked, LiDAR) file: inside the root, present, readable. Raises naming each."""
     paths: dict[str, Path] = {}
     problems: list[str] = []
+    seen: set[str] = set()
     for record in records:
         wanted = [(f"image[{i}] ({CAMERAS[i]})", p) for i, p in enumerate(record.images)]
         if lidar:
@@ -103,8 +104,9 @@ def check_files(records: Sequence[O1Record], root: Path, lidar: bool) -> dict[st
             else:
                 wanted.append(("lidar", _lidar_relative(record.lidar)))
         for field, relative in wanted:
-            if relative in paths:
+            if relative in seen:
                 continue
+            seen.add(relative)
             path = inside(root, relative)
             problem = "path escapes the nuScenes root" if path is None else _file_problem(path, field != "lidar")
             if problem:

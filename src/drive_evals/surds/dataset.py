@@ -77,9 +77,11 @@ def check_images(snapshot_root: Path, units: Sequence[Unit], records: Sequence[S
     image_dir = snapshot_root / IMAGE_ROOT
     paths: dict[str, Path] = {}
     problems: list[str] = []
+    seen: set[str] = set()
     for unit in units:
-        if unit.image in paths:
+        if unit.image in seen:
             continue
+        seen.add(unit.image)
         where = f"{METADATA_FILE}:{records[unit.record_index].line}: file_name {unit.image!r}"
         path = inside(image_dir, unit.image)
         if path is None:

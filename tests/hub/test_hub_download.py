@@ -1,0 +1,96 @@
+"""The real Hugging Face download path against a local hub: only the needed files, a pinned commit, clear errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fakehub import COMMIT, FakeHub, serve
+from inspect_runs import only_log, run_inspect
+
+from drive_evals.data import demo_dir
+from drive_evals.surds.records import METADATA_FILE, load_metadata
+from drive_evals.surds.units import build_units
+
+REPO = "someone/SURDS_fake"
+
+
+def hub_env(tmp_path: Path, hub: FakeHub) -> dict[str, str]:
+    return {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+
+
+def needed_images(subsets: set[str]) -> set[str]:
+    units = build_units(load_metadata(demo_dir("surds")))
+    return {f"validation/{u.image}" for name, us in units.items() if name in subsets for u in us}
+
+
+def test_downloads_only_metadata_and_needed_images(tmp_path: Path) -> None:
+    with serve(FakeHub(REPO, demo_dir("surds"))) as hub:
+        log_dir = tmp_path / "logs"
+        args = ["eval", "drive_evals/surds", "--model", "chance/random", "-T", f"data={REPO}", "-T", "subsets=distance"]
+        run_inspect(args, log_dir, hub_env(tmp_path, hub))
+        log = only_log(log_dir)
+        assert log.status == "success"
+        assert set(hub.downloads) == {METADATA_FILE} | needed_images({"distance"})
+        assert all(count == 1 for count in hub.downloads.values())
+        assert log.eval.metadata is not None
+        assert log.eval.metadata["data"] == {
+            "source": "huggingface",
+            "repo_id": REPO,
+            "revision": None,
+            "commit": COMMIT,
+        }
+        # a second run is served from the local cache: nothing is downloaded again
+        run_inspect(args, tmp_path / "logs2", hub_env(tmp_path, hub))
+        assert all(count == 1 for count in hub.downloads.values())
+
+
+def test_unreachable_file_names_the_dataset_and_offline_route(tmp_path: Path) -> None:
+    with serve(FakeHub(REPO, tmp_path / "empty")) as hub:
+        (tmp_path / "empty").mkdir()
+        env = {**os.environ, **hub_env(tmp_path, hub)}
+        code = "from drive_evals.surds.task import surds; surds(data='someone/SURDS_fake')"
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert result.returncode != 0
+        assert "DataSourceError" in result.stderr
+        assert "someone/SURDS_fake" in result.stderr and "-T data=DIR" in result.stderr
+        assert METADATA_FILE in result.stderr
+
+
+def test_drivelmm_o1_test_file_from_the_hub(tmp_path: Path) -> None:
+    with serve(FakeHub("someone/DriveLMMo1_fake", demo_dir("drivelmm_o1"))) as hub:
+        log_dir = tmp_path / "logs"
+        root = demo_dir("drivelmm_o1") / "nuscenes"
+        args = [
+            "eval",
+            "drive_evals/drivelmm_o1",
+            "--model",
+            "chance/random",
+            "-T",
+            "data=someone/DriveLMMo1_fake",
+            "-T",
+            f"nuscenes_root={root}",
+            "-T",
+            "judge=false",
+        ]
+        run_inspect(args, log_dir, hub_env(tmp_path, hub))
+        assert set(hub.downloads) == {"DriveLMMo1_TEST.json"}
+        meta = only_log(log_dir).eval.metadata or {}
+        assert meta["data"]["commit"] == COMMIT and meta["nuscenes_root"] == str(root)
+
+
+@pytest.mark.network
+@pytest.mark.skipif(
+    not os.environ.get("DRIVE_EVALS_NETWORK_TESTS"), reason="set DRIVE_EVALS_NETWORK_TESTS=1 to reach the real hub"
+)
+def test_real_hub_metadata(tmp_path: Path) -> None:
+    from drive_evals.data import open_snapshot
+
+    snapshot = open_snapshot("bonbon-rj/SURDS_eval", "surds")
+    snapshot.fetch([METADATA_FILE])
+    records = load_metadata(snapshot.root)
+    assert len(records) == 5919
+    assert sum(len(u) for u in build_units(records).values()) == 5550
