@@ -189,7 +189,7 @@ def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
             "question_number": record.question_number,
             "mcq": record.mcq,
             "mcq_by_text": record.mcq_by_text,
-            "question": record.question.strip(),
+            "question": record.question,
             "steps": record.steps,
             "final_answer": record.final_answer,
         },

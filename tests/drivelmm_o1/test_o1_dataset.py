@@ -1,0 +1,112 @@
+"""DriveLMM-o1 records and files are validated before any call; samples follow the official prompt layout."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.model import ContentImage, ContentText
+
+from drive_evals.data import demo_dir
+from drive_evals.drivelmm_o1.dataset import (
+    check_files,
+    parse_cell_size,
+    record_to_sample,
+    resolve_nuscenes_root,
+)
+from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
+from drive_evals.drivelmm_o1.records import TEST_FILE, load_records, parse_records
+from drive_evals.errors import DataValidationError, ParameterError
+
+DEMO = demo_dir("drivelmm_o1")
+
+
+def demo_raw() -> list[dict[str, Any]]:
+    records = json.loads((DEMO / TEST_FILE).read_text())
+    assert isinstance(records, list)
+    return records
+
+
+def problems(raw: object) -> str:
+    with pytest.raises(DataValidationError) as caught:
+        parse_records(raw, "test.json")
+    return str(caught.value)
+
+
+def test_demo_records_parse() -> None:
+    records = load_records(DEMO / TEST_FILE)
+    assert len(records) == len(demo_raw())
+    assert all(len(r.images) == 6 for r in records)
+    assert {r.frame for r in records} == {r["idx"].rsplit("_", 1)[0] for r in demo_raw()}
+
+
+def test_schema_problems_name_record_and_field() -> None:
+    raw = copy.deepcopy(demo_raw()[:4])
+    raw[0]["image"] = raw[0]["image"][:5]
+    raw[1]["idx"] = "no-number"
+    del raw[2]["steps"]
+    raw[3]["question"] = 42
+    message = problems(raw)
+    assert "record 0 (idx " in message and "field 'image': expected a list of 6 paths" in message
+    assert "record 1 (idx 'no-number'): field 'idx'" in message
+    assert "record 2 (idx " in message and "field 'steps': expected a string" in message
+    assert "record 3 (idx " in message and "field 'question'" in message
+
+
+def test_duplicates_and_shape() -> None:
+    raw = demo_raw()[:2]
+    assert "duplicated" in problems([raw[0], raw[1], raw[0]])
+    assert "expected a JSON list" in problems({"idx": raw[0]})
+    assert "no records" in problems([])
+
+
+def test_files_checked_once_and_escapes_rejected(tmp_path: Path) -> None:
+    records = load_records(DEMO / TEST_FILE)
+    missing = tmp_path / "nuscenes"
+    missing.mkdir()
+    with pytest.raises(DataValidationError) as caught:
+        check_files(records, missing, lidar=False)
+    message = str(caught.value)
+    frames = {r.frame for r in records}
+    assert message.startswith(f"{6 * len(frames)} problem(s)"), "each missing view is reported once"
+    escaping = copy.deepcopy(demo_raw()[:1])
+    escaping[0]["image"][2] = "../../etc/passwd"
+    with pytest.raises(DataValidationError, match="escapes the nuScenes root"):
+        check_files(parse_records(escaping, "t"), DEMO / "nuscenes", lidar=False)
+
+
+def test_lidar_files_checked_only_when_asked() -> None:
+    records = parse_records([{**demo_raw()[0], "lidar": "samples/LIDAR_TOP/missing.pcd.bin"}], "t")
+    assert check_files(records, DEMO / "nuscenes", lidar=False)
+    with pytest.raises(DataValidationError, match="field 'lidar'"):
+        check_files(records, DEMO / "nuscenes", lidar=True)
+
+
+def test_official_prompt_layout() -> None:
+    record = load_records(DEMO / TEST_FILE)[0]
+    image = ContentImage(image="grid.jpg")
+    sample = record_to_sample(record, [image])
+    content = sample.input[0].content  # type: ignore[union-attr]
+    assert isinstance(content, list)
+    assert isinstance(content[0], ContentText) and content[0].text == MODEL_PROMPT
+    assert content[1] is image
+    assert isinstance(content[2], ContentText) and content[2].text == record.question.strip()
+    assert sample.id == f"drivelmm-{record.idx}"
+    assert sample.metadata is not None and sample.metadata["question"] == record.question
+
+
+def test_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NUSCENES_ROOT", raising=False)
+    assert parse_cell_size("1600x900") == (1600, 900)
+    assert parse_cell_size([800, 450]) == (800, 450)
+    for bad in ("800", "axb", "0x450", [1, 2, 3]):
+        with pytest.raises(ParameterError, match="cell_size"):
+            parse_cell_size(bad)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="nuscenes_root"):
+        resolve_nuscenes_root("ayeshaishaq/DriveLMMo1", None)
+    with pytest.raises(ParameterError, match="is not a directory"):
+        resolve_nuscenes_root("demo", "/nonexistent/nuscenes")
+    assert resolve_nuscenes_root("demo", None) == DEMO / "nuscenes"
