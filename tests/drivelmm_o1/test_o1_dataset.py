@@ -104,7 +104,7 @@ def test_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse_cell_size([800, 450]) == (800, 450)
     for bad in ("800", "axb", "0x450", [1, 2, 3]):
         with pytest.raises(ParameterError, match="cell_size"):
-            parse_cell_size(bad)  # type: ignore[arg-type]
+            parse_cell_size(bad)
     with pytest.raises(ParameterError, match="nuscenes_root"):
         resolve_nuscenes_root("ayeshaishaq/DriveLMMo1", None)
     with pytest.raises(ParameterError, match="is not a directory"):
