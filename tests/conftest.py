@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from fakeserver import FakeModelServer
+from fakeserver.offline import PROXY_VARS, refuse_other_hosts
 from inspect_ai.model import ModelAPI
 from tenacity import wait_none
-
-LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 @pytest.fixture
@@ -21,14 +17,7 @@ def fake_model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServ
 
     Name resolution of any other host fails, so a misconfigured client cannot reach a real API from a test.
     """
-    resolve = socket.getaddrinfo
-
-    def resolve_loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in LOOPBACK_HOSTS:
-            raise OSError(f"tests may only reach the fake model server on 127.0.0.1, not {host!r}")
-        return resolve(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", resolve_loopback_only)
+    refuse_other_hosts(monkeypatch)
     for name in PROXY_VARS:
         monkeypatch.delenv(name, raising=False)
     with FakeModelServer() as server:

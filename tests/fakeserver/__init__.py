@@ -3,10 +3,13 @@
 Start one with `with FakeModelServer(policy=fixed_text("B"), fault_plan=FaultPlan(...)) as server:` (or the
 `fake_model_server` fixture, which also sets `server.client_env()`), point a client at `server.openai_base_url`
 or `server.anthropic_base_url`, then assert on `server.requests`, `server.counts` and `server.injected`.
+`FakeModelServer(api_keys={...})` refuses other keys with the API's 401. `drive.py` holds policies that answer the
+drive_evals benchmarks (also served in-process as `policy/<name>`); `offline.py` keeps tests off the network.
 
 What Inspect 0.3.285 sends (read from its providers, confirmed by the self-tests):
-- `openai/<model>` uses Chat Completions, except o-series, gpt-5 and codex names, which use the Responses API
-  (not implemented here: pass `responses_api=False`). It streams only with `on_stream` or `stream_idle_timeout`.
+- `openai/<model>` uses Chat Completions, except o-series, gpt-5 and codex names and names without `gpt` (taken
+  for a new frontier model), which use the Responses API (not implemented here: pass `responses_api=False`).
+  It streams only with `on_stream` or `stream_idle_timeout`.
 - `openai-api/<service>/<model>` uses Chat Completions without streaming; it reads `<SERVICE>_API_KEY` and
   `<SERVICE>_BASE_URL` (`client_env()` sets them for the service `fake`).
 - `anthropic/<model>` streams Messages whenever `max_tokens >= 8192` or thinking is on; its default `max_tokens`

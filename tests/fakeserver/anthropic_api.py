@@ -80,6 +80,9 @@ class AnthropicMessages:
         events.append(event("message_stop"))
         return events
 
+    def invalid_key_message(self, key: str) -> str:
+        return "invalid x-api-key"
+
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         error_type = ERROR_TYPES.get(status, "api_error")
         return {"type": "error", "error": {"type": error_type, "message": message}}

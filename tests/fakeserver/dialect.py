@@ -44,6 +44,10 @@ class Dialect(Protocol):
         """The API's JSON error body for an HTTP error status."""
         ...
 
+    def invalid_key_message(self, key: str) -> str:
+        """The API's 401 message for a key it does not accept."""
+        ...
+
 
 def prompt_tokens(request: FakeRequest) -> int:
     """Plausible prompt usage: text estimate plus a flat cost per image."""
@@ -54,3 +58,8 @@ def prompt_tokens(request: FakeRequest) -> int:
 def text_chunks(text: str, size: int) -> list[str]:
     """Split text into stream deltas, so clients must reassemble more than one delta."""
     return [text[start : start + size] for start in range(0, len(text), size)] or [""]
+
+
+def masked_key(key: str) -> str:
+    """A key as OpenAI echoes it in a 401: the first three and last four characters, the rest starred."""
+    return key[:3] + "*" * max(0, len(key) - 7) + key[-4:] if len(key) > 7 else "*" * len(key)

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from .dialect import SseEvent, prompt_tokens, text_chunks
+from .dialect import SseEvent, masked_key, prompt_tokens, text_chunks
 from .records import (
     ApiName,
     BadRequest,
@@ -86,6 +86,12 @@ class OpenAIChat:
             events.append(chunk([], usage=_usage(request, text)))
         events.append(SseEvent(None, STREAM_DONE))
         return events
+
+    def invalid_key_message(self, key: str) -> str:
+        return (
+            f"Incorrect API key provided: {masked_key(key)}. "
+            "You can find your API key at https://platform.openai.com/account/api-keys."
+        )
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         if status == 429:

@@ -13,6 +13,7 @@ import logging
 import socket
 import struct
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -73,9 +74,13 @@ class FakeModelServer:
     `injected` and `rejections` are thread-safe snapshots.
     """
 
-    def __init__(self, policy: Policy = echo, fault_plan: FaultPlan | None = None) -> None:
+    def __init__(
+        self, policy: Policy = echo, fault_plan: FaultPlan | None = None, api_keys: Collection[str] | None = None
+    ) -> None:
         self.policy = policy
         self.fault_plan = fault_plan or FaultPlan()
+        self.api_keys = frozenset(api_keys) if api_keys is not None else None
+        """Keys accepted (any non-empty key when None); others get the API's 401, as a revoked key would."""
         self._lock = threading.Lock()
         self._requests: list[FakeRequest] = []
         self._counts: dict[str, PromptCounts] = {}
@@ -136,15 +141,15 @@ class FakeModelServer:
         """Base URL for the `anthropic` SDK and Inspect's `anthropic/` provider (the SDK adds `/v1`)."""
         return self.url
 
-    def client_env(self) -> dict[str, str]:
-        """Environment variables that point every supported provider at this server with a dummy key."""
+    def client_env(self, api_key: str = TEST_API_KEY) -> dict[str, str]:
+        """Environment variables that point every supported provider at this server with `api_key`."""
         service = OPENAI_API_SERVICE.upper()
         return {
-            "OPENAI_API_KEY": TEST_API_KEY,
+            "OPENAI_API_KEY": api_key,
             "OPENAI_BASE_URL": self.openai_base_url,
-            f"{service}_API_KEY": TEST_API_KEY,
+            f"{service}_API_KEY": api_key,
             f"{service}_BASE_URL": self.openai_base_url,
-            "ANTHROPIC_API_KEY": TEST_API_KEY,
+            "ANTHROPIC_API_KEY": api_key,
             "ANTHROPIC_BASE_URL": self.anthropic_base_url,
         }
 
@@ -243,6 +248,9 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = IDLE_CONNECTION_SECONDS
+    # Headers and body go out in separate writes: with Nagle's algorithm on, the client's delayed ACK adds
+    # about 40 ms to every response, which made whole-benchmark runs through this server CPU-idle and slow.
+    disable_nagle_algorithm = True
     server: _HTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -260,8 +268,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             body = self._read_json()
-            if not (self.headers.get("authorization") or self.headers.get("x-api-key")):
+            key = self._api_key()
+            accepted = self.server.owner.api_keys
+            if not key:
                 self._reject(dialect, 401, "No API key provided")
+            elif accepted is not None and key not in accepted:
+                self._reject(dialect, 401, dialect.invalid_key_message(key))
             elif path == COUNT_TOKENS_PATH:
                 self._send_json(200, ANTHROPIC.count_tokens_body(body))
             else:
@@ -331,6 +343,11 @@ class _Handler(BaseHTTPRequestHandler):
         message = NOT_FOUND_HINTS.get(path, f"Unknown request URL: {self.command} {path}")
         dialect: Dialect = ANTHROPIC if self.headers.get("anthropic-version") else OPENAI
         self._reject(dialect, 404, message)
+
+    def _api_key(self) -> str:
+        """The key from `Authorization: Bearer <key>` (OpenAI) or `x-api-key` (Anthropic)."""
+        bearer = self.headers.get("authorization") or ""
+        return bearer.removeprefix("Bearer ").strip() or (self.headers.get("x-api-key") or "").strip()
 
     def _read_body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("content-length") or 0))

@@ -230,6 +230,25 @@ def test_rate_limit_sends_retry_after(fake_model_server: FakeModelServer) -> Non
     assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
 
 
+def test_refused_keys_get_the_apis_401() -> None:
+    """With `api_keys` set, other keys are refused as the APIs do; OpenAI echoes the key masked, Anthropic not."""
+    key = "sk-refused-0123456789abcdef"
+    messages: list[openai.types.chat.ChatCompletionMessageParam] = [{"role": "user", "content": QUESTION}]
+    with FakeModelServer(api_keys={TEST_API_KEY}) as server:
+        client = openai.OpenAI(base_url=server.openai_base_url, api_key=key, max_retries=0)
+        with pytest.raises(openai.AuthenticationError, match=r"Incorrect API key provided: sk-\*+cdef\.") as raised:
+            client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+        assert key not in str(raised.value)
+        refused = anthropic.Anthropic(base_url=server.anthropic_base_url, api_key=key, max_retries=0)
+        with pytest.raises(anthropic.AuthenticationError, match="invalid x-api-key"):
+            refused.messages.create(
+                model="claude-sonnet-4-6", max_tokens=10, messages=[{"role": "user", "content": "x"}]
+            )
+        accepted = openai.OpenAI(base_url=server.openai_base_url, api_key=TEST_API_KEY, max_retries=0)
+        assert accepted.chat.completions.create(model="gpt-4o-mini", messages=messages).choices[0].message.content
+        assert [rejection.status for rejection in server.rejections] == [401, 401]
+
+
 @pytest.mark.parametrize(
     ("method", "path", "headers", "status", "message"),
     [

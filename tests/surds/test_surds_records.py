@@ -112,3 +112,23 @@ def test_images_checked_and_escapes_rejected(tmp_path: Path) -> None:
     assert "missing.webp'" in message and "image not found" in message
     assert "escapes the data directory" in message
     assert "good.webp" not in message
+
+
+@pytest.mark.parametrize(
+    ("mode", "options"),
+    [("RGB", {"quality": 60}), ("RGB", {"lossless": True}), ("RGBA", {"quality": 60}), ("RGB", {"exif": b"Exif\0\0"})],
+)
+def test_webp_size_reads_the_header_like_pillow(tmp_path: Path, mode: str, options: dict[str, Any]) -> None:
+    from PIL import Image
+
+    from drive_evals.surds.dataset import webp_size
+
+    path = tmp_path / "x.webp"
+    Image.new(mode, (1600, 900)).save(path, "WEBP", **options)
+    with Image.open(path) as image:
+        assert webp_size(path) == image.size == (1600, 900)
+    path.write_bytes(path.read_bytes()[:-10])
+    assert webp_size(path) is None, "a truncated file is left to Pillow"
+    jpeg = tmp_path / "x.jpg"
+    Image.new("RGB", (16, 9)).save(jpeg)
+    assert webp_size(jpeg) is None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drive_evals.surds.scoring import (
+    POINT_PATTERN,
     PromptScore,
     centerness,
     contains_option,
@@ -154,3 +156,13 @@ def test_arbitrary_text_never_raises(text: str) -> None:
         assert choice.score in (0.0, 1.0)
         assert 0.0 <= point.score <= 1.0
         assert (choice.reason is None) == choice.valid
+
+
+OFFICIAL_POINT = r"\[\s*([-\d.,\s]+)\s*\]"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="[] 0123456789.,-+x\n", max_size=40))
+def test_point_pattern_matches_the_official_one(text: str) -> None:
+    ours, official = POINT_PATTERN.search(text), re.search(OFFICIAL_POINT, text)
+    assert (ours.group(0) if ours else None) == (official.group(0) if official else None)

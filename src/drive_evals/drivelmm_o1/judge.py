@@ -103,9 +103,9 @@ async def judge_response(
             output = await model.generate(messages, config=config, cache=policy)
         except LimitExceededError:
             raise
-        except Exception as error:  # the provider gave up after its own retries: keep the sample, say why
+        except Exception as error:  # an error Inspect does not retry (e.g. a broken body): one failed attempt
             judgement.failure = f"judge call failed: {type(error).__name__}: {error}"
-            return judgement
+            continue
         reply = output.completion
         judgement.raw_replies.append(_kept(reply))
         parsed = parse_judge_reply(reply)

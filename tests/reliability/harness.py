@@ -1,0 +1,233 @@
+"""Running `inspect` as a subprocess against the fake servers, and comparing what two runs logged.
+
+Subprocess runs go through Inspect's real command line and the real provider SDKs; the only thing fake is the
+server. Every run gets its own Inspect cache and a distinctive API key, and no proxy or hub access.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fakeserver import FakeModelServer, Fault, FaultPlan, InjectedFault, PromptCounts
+from fakeserver.offline import PROXY_VARS
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_runs import RUNNER
+
+TASKS = ("drive_evals/surds", "drive_evals/drivelmm_o1")
+SURDS, O1 = TASKS
+SURDS_SCORER = "surds_scorer"
+O1_SCORER = "drivelmm_o1_scorer"
+JUDGE = "openai/gpt-4o-mini-judge"
+"""A gpt-4o-style name: Inspect sends unknown OpenAI names to the Responses API, which the fake server lacks."""
+OPENAI_MODEL = "openai/gpt-4o-mini"
+ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
+POLICY = "mixed"
+SECRET_KEY = "sk-drive-evals-3f9c1e7a5b2d4086-not-for-logs"
+"""A distinctive fake key: it must never appear in a log, an error or the console."""
+SUBPROCESS_TIMEOUT_SECONDS = 240
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+
+FAULT_MIX = FaultPlan(
+    rates={Fault.SERVER_ERROR: 0.2, Fault.RATE_LIMIT: 0.1, Fault.HANG: 0.05},
+    seed=11,
+    max_consecutive=2,
+    hang_seconds=60,
+)
+"""20% 5xx, 10% 429, 5% hangs that never answer (the server ends them when it stops). At most two faults in a row
+per prompt, so a run needs at most two retries of any request; `RETRY_ARGS` allows three."""
+ATTEMPT_TIMEOUT_SECONDS = 3
+RETRY_ARGS = ("--max-retries", "3", "--attempt-timeout", str(ATTEMPT_TIMEOUT_SECONDS))
+"""Inspect gives up a hung attempt after 3 s (then backs off 3-6 s); the SDKs retry 5xx and 429 twice themselves."""
+JUDGE_ROLE = f"grader={{model: {JUDGE}, attempt_timeout: {ATTEMPT_TIMEOUT_SECONDS}}}"
+"""Role models inherit `--max-retries` but not `--attempt-timeout` (Inspect 0.3.285): the judge needs its own, or
+a hung judge call waits for the SDK's ten-minute timeout."""
+
+
+def cli_env(server: FakeModelServer, tmp: Path, api_key: str = SECRET_KEY, **extra: str) -> dict[str, str]:
+    """The environment of an `inspect` subprocess: provider variables aimed at `server`, its own model cache and
+    Inspect data directory (traces, sample buffers), so everything the run writes is under `tmp`."""
+    env = {name: value for name, value in os.environ.items() if name not in PROXY_VARS}
+    env.update(server.client_env(api_key))
+    env.update(
+        INSPECT_DISPLAY="plain",
+        NO_COLOR="1",
+        HF_HUB_OFFLINE="1",
+        INSPECT_CACHE_DIR=str(tmp / "inspect-cache"),
+        XDG_DATA_HOME=str(tmp / "data-home"),
+    )
+    env.update(extra)
+    return env
+
+
+@dataclass
+class CliRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_cli(args: Sequence[str], env: Mapping[str, str], cwd: Path) -> CliRun:
+    """`inspect <args>` with the test-only providers registered, run in `cwd` (so no project `.env` applies)."""
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), *args],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT_SECONDS,
+        env=dict(env),
+        cwd=cwd,
+    )
+    return CliRun(result.returncode, result.stdout, result.stderr, time.monotonic() - started)
+
+
+def check(run: CliRun, what: str) -> CliRun:
+    assert run.returncode == 0, f"{what} failed ({run.returncode}):\n{run.stdout[-4000:]}\n{run.stderr[-4000:]}"
+    return run
+
+
+def logs_by_task(log_dir: Path) -> dict[str, EvalLog]:
+    """Task name -> the newest log of it in `log_dir`."""
+    logs: dict[str, EvalLog] = {}
+    for info in sorted(list_eval_logs(str(log_dir)), key=lambda info: info.mtime or 0):
+        log = read_eval_log(info)
+        logs[log.eval.task] = log
+    return logs
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str, poll: float = 0.05) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        time.sleep(poll)
+
+
+# --- comparing runs ---------------------------------------------------------------------------------------------
+
+
+def same_number(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+    return a == b
+
+
+def metric_values(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None, log.error
+    return {f"{s.name}/{name}": m.value for s in log.results.scores for name, m in s.metrics.items()}
+
+
+def sample_record(sample: EvalSample, completions: bool = True) -> dict[str, Any]:
+    """What a sample's result consists of: every score's value, answer and reason, and the model's completions.
+
+    Inspect's OpenAI provider moves the first `<think>...</think>` block of a reply into a reasoning part, so the
+    completion the scorer reads lacks it; completions are compared without it.
+    """
+    scores = sample.scores or {}
+    record: dict[str, Any] = {"scores": {n: (s.value, s.answer, s.reason) for n, s in scores.items()}}
+    if completions:
+        texts = sample.store.get("surds_completions") or [sample.output.completion]
+        record["completions"] = [_THINK.sub("", text, count=1).strip() for text in texts]
+    return record
+
+
+def differences(log: EvalLog, reference: EvalLog, completions: bool = True) -> list[str]:
+    """Every way `log` differs from `reference` in results (empty when they are identical)."""
+    found: list[str] = []
+    ours, theirs = metric_values(log), metric_values(reference)
+    if ours.keys() != theirs.keys():
+        found.append(f"metrics {sorted(ours.keys() ^ theirs.keys())}")
+    found += [
+        f"metric {k}: {ours[k]} != {theirs[k]}"
+        for k in sorted(ours.keys() & theirs.keys())
+        if not same(ours[k], theirs[k])
+    ]
+    samples = {s.id: sample_record(s, completions) for s in log.samples or []}
+    expected = {s.id: sample_record(s, completions) for s in reference.samples or []}
+    if samples.keys() != expected.keys():
+        found.append(f"sample ids {sorted(map(str, samples.keys() ^ expected.keys()))}")
+    found += [f"sample {i}" for i in samples.keys() & expected.keys() if not same(samples[i], expected[i])]
+    return found
+
+
+def same(a: object, b: object) -> bool:
+    """Deep equality with NaN equal to NaN (unjudged samples carry NaN scores)."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return same_number(a, b)
+
+
+def every_sample_scored(log: EvalLog) -> list[str]:
+    """Problems that would make a run lose a sample: run not successful, a sample errored or without a score."""
+    problems = [] if log.status == "success" else [f"status {log.status}: {log.error}"]
+    for sample in log.samples or []:
+        if sample.error is not None:
+            problems.append(f"{sample.id}: error {sample.error.message}")
+        if not sample.scores:
+            problems.append(f"{sample.id}: no score")
+    return problems
+
+
+# --- server counts ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServerRecord:
+    """What the server saw during one run, kept after the server stopped."""
+
+    counts: dict[str, PromptCounts]
+    injected: list[InjectedFault]
+    rejected: int
+
+    @classmethod
+    def of(cls, server: FakeModelServer) -> ServerRecord:
+        return cls(server.counts, server.injected, len(server.rejections))
+
+    def faults(self) -> Counter[str]:
+        return Counter(fault.fault.value for fault in self.injected)
+
+
+def count_problems(record: ServerRecord, expected_calls: Counter[str]) -> list[str]:
+    """Prompts answered more or less often than the in-process run asked them, and requests neither answered nor
+    faulted (every request beyond the answers must be the retry of a fault the server served)."""
+    problems = [f"{key}: never asked" for key in expected_calls.keys() - record.counts.keys()]
+    for key, counts in record.counts.items():
+        if counts.answered != expected_calls[key]:
+            problems.append(f"{key}: answered {counts.answered} times, the in-process run asked {expected_calls[key]}")
+        if counts.received != counts.answered + counts.faulted:
+            problems.append(f"{key}: {counts} (a request neither answered nor faulted)")
+    return problems
+
+
+# --- the session's runs (made in conftest.py) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reference:
+    logs: dict[str, EvalLog]
+    calls: Counter[str]
+    """Prompt key -> how many times the in-process run asked it (the server's `counts` keys)."""
+
+
+@dataclass(frozen=True)
+class FaultRun:
+    model: str
+    logs: dict[str, EvalLog]
+    record: ServerRecord
+    """What the server saw during the run."""
+    server: FakeModelServer
+    """Still running (until the session ends), at the same address: re-scoring hits the same cache keys."""
+    env: dict[str, str]
+    cli: CliRun
+    tmp: Path
