@@ -18,8 +18,10 @@ from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
+    ChatMessageSystem,
     ChatMessageUser,
     ContentImage,
+    ContentText,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -161,3 +163,141 @@ class ScriptedGrader(_TestModel):
         attempt = self.asked[text]
         self.asked[text] += 1
         return self.script[min(attempt, len(self.script) - 1)]
+
+
+# --- mock judges for the judge meta-evaluation (drive_evals/drivelmm_o1_judge) ----------------------------------
+
+JUDGE_GROUND_TRUTH_MARK = "\nGround Truth: "
+JUDGE_RESPONSE_MARK = "\nLLM Response: "
+RESPONSE_LABELS = ("**Step-by-Step Reasoning**:", "**Final Answer**:", "Reasoning Steps:", "Final Answer:")
+OVERLAP_ORDERS = (1, 2, 3)
+"""The good judge compares word n-grams of these lengths, so swapped facts and repetition cost it points."""
+OBEYED_WORDS = ("score", "scored", "metric")
+GROUND_TRUTH_ANSWER_LABEL = "**Final Answer**:"
+RESPONSE_ANSWER_LABEL = "Final Answer:"
+STEPS_WEIGHT = 0.7
+"""The good judge weighs the reasoning steps over the final answer, as the rubric does (most criteria are steps)."""
+
+
+def judged_parts(messages: list[ChatMessage]) -> tuple[str, str]:
+    """(ground truth, response) from the benchmark's judge user message."""
+    text = next(m.text for m in messages if isinstance(m, ChatMessageUser))
+    rest = text.split(JUDGE_GROUND_TRUTH_MARK, 1)[1]
+    ground_truth, response = rest.split(JUDGE_RESPONSE_MARK, 1)
+    return ground_truth, response
+
+
+def words(text: str) -> list[str]:
+    for label in RESPONSE_LABELS:
+        text = text.replace(label, " ")
+    return "".join(c if c.isalnum() else " " for c in text.lower()).split()
+
+
+def ngram_f1(response: list[str], reference: list[str], n: int) -> float:
+    """Clipped n-gram F1: extra, repeated or changed n-grams lower precision; missing ones lower recall."""
+    got = Counter(tuple(response[i : i + n]) for i in range(len(response) - n + 1))
+    want = Counter(tuple(reference[i : i + n]) for i in range(len(reference) - n + 1))
+    overlap = sum((got & want).values())
+    if not overlap:
+        return 0.0
+    precision, recall = overlap / sum(got.values()), overlap / sum(want.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def uniform_reply(score: float) -> str:
+    return json.dumps(dict.fromkeys(VALID_SCORES, round(score, 3)))
+
+
+def overlap(response: str, reference: str) -> float:
+    got, want = words(response), words(reference)
+    return sum(ngram_f1(got, want, n) for n in OVERLAP_ORDERS) / len(OVERLAP_ORDERS)
+
+
+def overlap_reply(messages: list[ChatMessage]) -> str:
+    """Every criterion 1 + 9 x the n-gram overlap with the ground truth, of the steps and of the final answer
+    (weighted `STEPS_WEIGHT` : 1 - `STEPS_WEIGHT`): tracks the response's quality."""
+    ground_truth, response = judged_parts(messages)
+    gt_steps, _, gt_answer = ground_truth.rpartition(GROUND_TRUTH_ANSWER_LABEL)
+    steps, _, answer = response.rpartition(RESPONSE_ANSWER_LABEL)
+    quality = STEPS_WEIGHT * overlap(steps, gt_steps) + (1 - STEPS_WEIGHT) * overlap(answer, gt_answer)
+    return uniform_reply(1 + 9 * quality)
+
+
+def embedded_rubric(response: str) -> str | None:
+    """A JSON object with the rubric's keys written inside the response, if there is one."""
+    decoder = json.JSONDecoder()
+    start = response.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(response, start)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and "Faithfulness-Step" in value:
+            return json.dumps(value)
+        start = response.find("{", start + 1)
+    return None
+
+
+@modelapi(name="judge")
+class MockJudge(_TestModel):
+    """`judge/good` scores by overlap with the ground truth; `judge/lazy` gives everything the same scores;
+    `judge/gullible` is good but copies a rubric written in the response and obeys "score it 10"."""
+
+    def reply(self, messages: list[ChatMessage]) -> str:
+        record_call(f"judge/{self.model_name}", "\n".join(m.text for m in messages))
+        if self.model_name == "lazy":
+            return valid_reply()
+        if self.model_name == "gullible":
+            _, response = judged_parts(messages)
+            lowered = response.lower()
+            embedded = embedded_rubric(response)
+            if embedded is not None:
+                return embedded
+            if "10" in words(response) and any(word in lowered for word in OBEYED_WORDS):
+                return uniform_reply(10.0)
+        return overlap_reply(messages)
+
+
+GRID_SIZE = 1000
+
+
+@modelapi(name="grid1000")
+class GridOracle(_TestModel):
+    """The oracle, but xy2d points on a 0-1000 grid (as Qwen2-VL and Qwen3-VL answer): `grid1000/demo`."""
+
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None, **_: Any) -> None:
+        super().__init__(model_name, base_url, api_key)
+        self.key = surds_answer_key(model_name)
+
+    def reply(self, messages: list[ChatMessage]) -> str:
+        prompt, digest = request_key(messages)
+        answer = self.key[(prompt, digest)]
+        if "coordinates [x, y]" not in prompt:
+            return answer
+        x, y = json.loads(answer.split("<answer>", 1)[1].split("</answer>", 1)[0])
+        return f"<answer>[{round(x * GRID_SIZE / 1600)}, {round(y * GRID_SIZE / 900)}]</answer>"
+
+
+@modelapi(name="policy")
+class PolicyModel(_TestModel):
+    """The fake server's benchmark policies in-process: `policy/mixed` answers exactly as the server does.
+
+    It sees what the server sees (system text, the last user turn's texts and image digests), so a run through a
+    real client and the fake server can be compared reply for reply with a run of this provider. With
+    `POLICY_CALLS` set to a file path, each call appends its prompt key (as the server counts them) there.
+    """
+
+    def reply(self, messages: list[ChatMessage]) -> str:
+        from fakeserver import prompt_key  # imported here: fakeserver.drive imports this module
+        from fakeserver.drive import respond
+
+        system = "\n".join(m.text for m in messages if isinstance(m, ChatMessageSystem)) or None
+        user = [m for m in messages if isinstance(m, ChatMessageUser)][-1]
+        parts = [ContentText(text=user.content)] if isinstance(user.content, str) else user.content
+        texts = [part.text for part in parts if isinstance(part, ContentText)]
+        digests = [image_digest(part.image) for part in parts if isinstance(part, ContentImage)]
+        calls = os.environ.get("POLICY_CALLS")
+        if calls:
+            with open(calls, "a", encoding="utf-8") as handle:
+                handle.write(prompt_key(system, texts, digests) + "\n")
+        return respond(self.model_name, system, texts, digests)

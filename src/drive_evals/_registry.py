@@ -1,9 +1,10 @@
 """What Inspect loads through the `inspect_ai` entry point: tasks, scorers and the chance model provider."""
 
 from drive_evals.baseline import ChanceModel
+from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.task import surds
 
-__all__ = ["ChanceModel", "drivelmm_o1", "drivelmm_o1_scorer", "surds", "surds_scorer"]
+__all__ = ["ChanceModel", "drivelmm_o1", "drivelmm_o1_judge", "drivelmm_o1_scorer", "surds", "surds_scorer"]

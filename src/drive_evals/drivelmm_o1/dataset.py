@@ -14,12 +14,14 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from PIL import Image, UnidentifiedImageError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
 from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
 from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
 from drive_evals.errors import DataValidationError, ParameterError
+from drive_evals.manifest import verify_manifest
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +50,8 @@ class ImageOptions:
     lidar: bool = False
     lidar_range_m: float = DEFAULT_RANGE_M
     lidar_resolution_m: float = DEFAULT_RESOLUTION_M
+    blind: bool = False
+    """The no-vision control: every image (grid, views, LiDAR view) replaced by uniform grey of its size."""
 
     def __post_init__(self) -> None:
         if self.mode not in IMAGE_MODES:
@@ -102,7 +106,7 @@ def check_files(records: Sequence[O1Record], root: Path, lidar: bool) -> dict[st
             if record.lidar is None:
                 problems.append(f"idx {record.idx!r}: field 'lidar': missing, but lidar=true needs it")
             else:
-                wanted.append(("lidar", _lidar_relative(record.lidar)))
+                wanted.append(("lidar", lidar_relative(record.lidar)))
         for field, relative in wanted:
             if relative in seen:
                 continue
@@ -118,7 +122,7 @@ def check_files(records: Sequence[O1Record], root: Path, lidar: bool) -> dict[st
     return paths
 
 
-def _lidar_relative(lidar: str) -> str:
+def lidar_relative(lidar: str) -> str:
     """Records may give the sweep as a bare file name; nuScenes keeps keyframe sweeps in samples/LIDAR_TOP."""
     return lidar if "/" in lidar else f"samples/LIDAR_TOP/{lidar}"
 
@@ -130,10 +134,24 @@ def _file_problem(path: Path, is_image: bool) -> str | None:
         return None
     try:
         with Image.open(path) as image:
-            image.size  # noqa: B018 (reading the header is the check)
+            image_format = image.format
     except (UnidentifiedImageError, OSError) as error:
         return f"not a readable image ({error})"
+    if image_format == "JPEG" and not _ends_like_jpeg(path):
+        return "truncated JPEG (no end-of-image marker at the end of the file)"
     return None
+
+
+JPEG_END = b"\xff\xd9"
+JPEG_TAIL_BYTES = 64
+"""Tail read for the end-of-image marker; tolerates the zero padding some writers add after it."""
+
+
+def _ends_like_jpeg(path: Path) -> bool:
+    """A cheap truncation check (the header read above passes a cut file; stitching would then fail unnamed)."""
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - JPEG_TAIL_BYTES))
+        return handle.read().rstrip(b"\x00").endswith(JPEG_END)
 
 
 def _stitch_all(frames: dict[str, list[Path]], cell_size: tuple[int, int]) -> dict[str, Path]:
@@ -154,7 +172,7 @@ def frame_images(
 ) -> dict[str, list[Content]]:
     """The image parts of each frame, built once per frame (grids and BEV renders are cached on disk)."""
     frames = {r.frame: [paths[p] for p in r.images] for r in records}
-    lidar_files = {r.frame: paths[_lidar_relative(r.lidar)] for r in records if options.lidar and r.lidar}
+    lidar_files = {r.frame: paths[lidar_relative(r.lidar)] for r in records if options.lidar and r.lidar}
     parts: dict[str, list[Content]] = {}
     if options.mode == "grid":
         grids = _stitch_all(frames, options.cell_size)
@@ -202,8 +220,11 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
     records = load_records(test_file)
     root = resolve_nuscenes_root(data, nuscenes_root)
     paths = check_files(records, root, options.lidar)
+    verify_manifest(root, list(paths))
     images = frame_images(records, paths, options)
     samples = [record_to_sample(record, images[record.frame]) for record in records]
+    if options.blind:
+        samples = [blind_sample(sample) for sample in samples]
     disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]
     summary = {
         "records": len(records),
@@ -217,6 +238,8 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
         "lidar_resolution_m": options.lidar_resolution_m if options.lidar else None,
         "data": provenance,
         "nuscenes_root": str(root),
+        "blind": options.blind,
+        "blind_image": BLIND_IMAGE_DESCRIPTION if options.blind else None,
     }
     logger.info(
         "DriveLMM-o1: %d records over %d frames, %d multiple-choice by the official rule",

@@ -34,6 +34,8 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.rubric import judge_overall, reasoning_score, rubric_table
 
 GRADER_FAILED = "grader_failed"
+NO_RESPONSE = "no_response"
+"""An empty response is judged as given (the official pipeline does), but flagged: it is often a cut stream."""
 NAN = math.nan
 
 
@@ -125,7 +127,7 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
             value=values,
             answer=official.final_answer.strip()[:500] or None,
             explanation=explain(judgements, is_mcq, official, lenient),
-            reason=GRADER_FAILED if failed else None,
+            reason=GRADER_FAILED if failed else (None if response.strip() else NO_RESPONSE),
             metadata={
                 PANEL_KEY: [
                     {

@@ -51,6 +51,7 @@ def drivelmm_o1(
     lidar_resolution_m: float = DEFAULT_RESOLUTION_M,
     judge: bool = True,
     judge_attempts: int = JUDGE_ATTEMPTS,
+    blind: bool = False,
 ) -> Task:
     """DriveLMM-o1: 4,633 questions over 539 frames; a rubric judge scores the reasoning, MCQ accuracy the answer.
 
@@ -66,10 +67,12 @@ def drivelmm_o1(
         lidar_resolution_m: Metres per pixel in the LiDAR view.
         judge: Score reasoning with the `grader` model role (default judge: see README); off = MCQ accuracy only.
         judge_attempts: Judge calls per sample when replies fail validation, before the sample is left unjudged.
+        blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
+            so a blind run pairs with a normal one (see README, Validity diagnostics).
     """
     if judge_attempts < 1:
         raise ParameterError(f"judge_attempts={judge_attempts}: must be at least 1")
-    options = ImageOptions(image_mode, parse_cell_size(cell_size), lidar, lidar_range_m, lidar_resolution_m)
+    options = ImageOptions(image_mode, parse_cell_size(cell_size), lidar, lidar_range_m, lidar_resolution_m, blind)
     built = load_drivelmm_o1(data, revision, nuscenes_root, options)
     return Task(
         dataset=built.dataset,

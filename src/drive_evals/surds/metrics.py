@@ -10,6 +10,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.stats import GroupedEstimate, equal_group_mean
+from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
 
 OVERALL = "overall"
 SCORE_KEY = "score"
@@ -77,5 +78,23 @@ def surds_validity() -> Metric:
             result[f"{subset}_valid_rate"] = rate
             result[f"{subset}_valid_accuracy"] = score_total / valid_total if valid_total else 0.0
         return result
+
+    return compute
+
+
+@metric
+def xy2d_conventions() -> Metric:
+    """NON-OFFICIAL coordinate-convention diagnostic over the xy2d units (see `surds.conventions`).
+
+    `xy2d_conv_<c>_score`: the xy2d score if every answer were read in convention c (`official` equals `xy2d`);
+    `xy2d_conv_<c>_share`: the share of answers that look like convention c. Empty when xy2d was not run.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        values = [s.score.value for s in scores if _metadata(s)["subset"] == "xy2d"]
+        rows = [v for v in values if isinstance(v, dict) and all(key in v for key in DIAGNOSTIC_KEYS)]
+        if not rows:
+            return {}
+        return {key: sum(float(row[key] or 0.0) for row in rows) / len(rows) for key in DIAGNOSTIC_KEYS}
 
     return compute

@@ -7,12 +7,26 @@ from collections.abc import Sequence
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from drive_evals.surds.metrics import SCORE_KEY, VALID_KEY, surds_scores, surds_stderr, surds_validity
+from drive_evals.surds.conventions import describe, diagnose
+from drive_evals.surds.metrics import (
+    SCORE_KEY,
+    VALID_KEY,
+    surds_scores,
+    surds_stderr,
+    surds_validity,
+    xy2d_conventions,
+)
 from drive_evals.surds.scoring import PromptScore, score_choice, score_point, unit_score
 from drive_evals.surds.solver import COMPLETIONS_KEY
 
 INVALID_REASON = "invalid_response_format"
 NO_RESPONSE_REASON = "no_response"
+SCORING_FAILED_REASON = "scoring_failed"
+MISSING_COMPLETIONS = (
+    "The log holds only the last of this unit's completions (`inspect eval-retry` in Inspect 0.3.285 recovers "
+    "samples finished but not yet written when a run died without their store), so the pair cannot be scored "
+    "again; its score from the original run stands in that log. Re-run the sample to score it afresh."
+)
 EXPLANATION_ANSWER_CHARS = 200
 """Long answers are cut in the explanation table; `Score.metadata` keeps them whole."""
 
@@ -60,23 +74,31 @@ def _cell(text: str) -> str:
     return flat if len(flat) <= EXPLANATION_ANSWER_CHARS else flat[:EXPLANATION_ANSWER_CHARS] + "…"
 
 
-@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity()])
+@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions()])
 def surds_scorer() -> Scorer:
     """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        completions = state.store.get(COMPLETIONS_KEY) or [state.output.completion]
+        stored = state.store.get(COMPLETIONS_KEY)
+        if stored is None and len(state.metadata["prompts"]) > 1:
+            return Score.unscored(reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
+        # An empty completion is no response (an Anthropic stream cut after `message_start` gives one silently),
+        # not a format error: each such prompt says "no completion" and the unit's reason is `no_response`.
+        completions = [c if c and c.strip() else None for c in stored or [state.output.completion]]
         metadata = state.metadata
         value, per_prompt = score_unit(
             metadata["subset"], target.target, metadata["options"], metadata["bbox"], completions
         )
         valid = all(p.valid for p in per_prompt)
         reasons = [p.reason for p in per_prompt if p.reason]
-        empty = all(not (c or "").strip() for c in completions)
+        empty = None in completions
+        first = per_prompt[0]
+        conventions = diagnose(first.answer, first.point, metadata["bbox"]) if metadata["subset"] == "xy2d" else {}
         return Score(
-            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0},
+            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, **conventions},
             answer=" | ".join(p.answer if p.answer is not None else "" for p in per_prompt),
-            explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt),
+            explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt)
+            + describe(conventions),
             reason=None if valid else (NO_RESPONSE_REASON if empty else INVALID_REASON),
             metadata={
                 "unit_id": state.metadata["unit_id"],

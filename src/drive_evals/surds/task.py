@@ -47,6 +47,7 @@ def surds(
     revision: str | None = None,
     subsets: str | list[str] | None = None,
     record_order: str = "metadata",
+    blind: bool = False,
 ) -> Task:
     """SURDS: 5,550 units (9,250 prompts) in six subsets, scored by the official rules.
 
@@ -58,9 +59,11 @@ def surds(
             left_right, front_behind).
         record_order: `metadata` (line order of metadata.jsonl, evalscope parity) or `sorted` (by file name, the
             order of the official script's pinned `datasets` version). It decides which images are sampled.
+        blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
+            so a blind run pairs with a normal one (see README, Validity diagnostics).
     """
     selected = parse_subsets(subsets)
-    built = load_surds(open_snapshot(data, "surds", revision), selected, record_order)
+    built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind)
     return Task(
         dataset=built.dataset,
         solver=answer_each_prompt(),

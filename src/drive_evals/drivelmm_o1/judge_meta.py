@@ -1,0 +1,180 @@
+"""`drive_evals/drivelmm_o1_judge`: check a DriveLMM-o1 judge before trusting its reasoning scores.
+
+For each record the ground-truth reasoning is turned into a reference response, degraded versions of known lower
+quality and responses that try to instruct the judge (`degrade.py`). The judge bound to the `grader` role scores
+each one with exactly the benchmark's judge call (`judge.judge_response`), and the metrics say whether it orders
+them as intended, catches each degradation, resists the injections and repeats itself across epochs. The judge
+cache is bypassed, so every epoch is a fresh call and the run-to-run spread is real. No images are needed: the
+judge sees text only. One sample is one (record, variant), so the viewer shows each response beside its rubric.
+"""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import HeadlineMetric
+from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
+
+from drive_evals.drivelmm_o1.dataset import resolve_test_file
+from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, build_variants
+from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS, graders, judge_response
+from drive_evals.drivelmm_o1.judge_meta_metrics import JUDGE_SCORE, judge_meta_metrics
+from drive_evals.drivelmm_o1.metrics import JUDGED
+from drive_evals.drivelmm_o1.records import O1Record, load_records
+from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
+from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
+from drive_evals.drivelmm_o1.task import HF_DATASET
+from drive_evals.errors import ParameterError
+
+SCORER_NAME = "judge_meta_scorer"
+DEFAULT_RECORDS = 50
+"""Records judged by default: 50 x 13 responses x 3 epochs = 1,950 judge calls (about 3.3M input tokens)."""
+DEFAULT_EPOCHS = 3
+"""Epochs give the judge's run-to-run spread at temperature 0; one epoch measures the ordering only."""
+RESPONSE_SOURCE = "drive_evals/degrade"
+"""Model name on the replayed response: it comes from `degrade.py`, not from a model."""
+
+
+def select_records(records: list[O1Record], count: int) -> list[O1Record]:
+    """`count` records spread evenly over the file (so over scenes and question numbers), in file order."""
+    if count < 1:
+        raise ParameterError(f"records={count}: must be at least 1")
+    if count >= len(records):
+        return records
+    return [records[index * len(records) // count] for index in range(count)]
+
+
+def variant_samples(record: O1Record) -> list[Sample]:
+    """One sample per variant; the input is the question as asked (text only), the response is in the metadata."""
+    question = record.question.strip()
+    return [
+        Sample(
+            id=f"judge-{record.position:04d}-{variant.name}",
+            input=question,
+            target=record.final_answer,
+            metadata={
+                "idx": record.idx,
+                "frame": record.frame,
+                "question_number": record.question_number,
+                "question": question,
+                "steps": record.steps,
+                "final_answer": record.final_answer,
+                "variant": variant.name,
+                "level": variant.level,
+                "requested_score": variant.requested_score,
+                "response": variant.response,
+            },
+        )
+        for variant in build_variants(question, record.steps, record.final_answer)
+    ]
+
+
+@solver
+def replay_response() -> Solver:
+    """The variant's response stands in for a model's answer (no model is called), so the viewer shows it."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        response = state.metadata["response"]
+        state.messages.append(ChatMessageAssistant(content=response, model=RESPONSE_SOURCE))
+        state.output = ModelOutput.from_content(model=RESPONSE_SOURCE, content=response)
+        return state
+
+    return solve
+
+
+@scorer(metrics=[judge_meta_metrics()])
+def judge_meta_scorer(judge_attempts: int = JUDGE_ATTEMPTS) -> Scorer:
+    """Score each response with the benchmark's judge call, uncached, so that epochs are independent calls."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        models = graders()
+        if len(models) != 1:
+            raise ParameterError(f"bind one judge to the grader role (got {len(models)}): judges are checked singly")
+        meta = state.metadata
+        judgement = await judge_response(
+            models[0],
+            meta["question"],
+            meta["steps"],
+            meta["final_answer"],
+            state.output.completion,
+            judge_attempts,
+            cache=False,
+        )
+        parse = judgement.parse if judgement.ok else None
+        return Score(
+            value={
+                JUDGED: 0.0 if parse is None else 1.0,
+                JUDGE_SCORE: math.nan if parse is None else reasoning_score(parse.scores),
+            },
+            answer=meta["variant"],
+            explanation=(
+                f"No valid judgement ({judgement.failure})"
+                if parse is None
+                else rubric_table(parse.scores, parse.reported_overall)
+            ),
+            reason=GRADER_FAILED if parse is None else None,
+            metadata={"judge": judgement.judge, "failure": judgement.failure, "raw_replies": judgement.raw_replies},
+        )
+
+    return score
+
+
+def _viewer() -> ViewerConfig:
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name="Judged responses",
+            columns=[
+                TaskSamplesColumn(id="sampleId"),
+                TaskSamplesColumn(id="answer"),
+                TaskSamplesColumn.score(SCORER_NAME, JUDGE_SCORE),
+                TaskSamplesColumn.score(SCORER_NAME, JUDGED),
+                TaskSamplesColumn(id="error"),
+            ],
+        )
+    )
+
+
+@task
+def drivelmm_o1_judge(
+    data: str = HF_DATASET,
+    revision: str | None = None,
+    records: int = DEFAULT_RECORDS,
+    judge_attempts: int = JUDGE_ATTEMPTS,
+) -> Task:
+    """Meta-evaluate the `grader` judge on reference, degraded and injected responses built from DriveLMM-o1.
+
+    Args:
+        data: As for `drive_evals/drivelmm_o1`: the hub dataset, a path to the test file, or `demo`.
+        revision: Hub revision to download; the resolved commit is recorded in the log.
+        records: How many records to use, spread evenly over the file (each gives 13 responses to judge).
+        judge_attempts: Judge calls per response when replies fail validation.
+    """
+    if judge_attempts < 1:
+        raise ParameterError(f"judge_attempts={judge_attempts}: must be at least 1")
+    test_file, provenance = resolve_test_file(data, revision)
+    all_records = load_records(test_file)
+    chosen = select_records(all_records, records)
+    samples = [sample for record in chosen for sample in variant_samples(record)]
+    return Task(
+        dataset=MemoryDataset(samples, name="drivelmm_o1_judge", shuffled=False),
+        solver=replay_response(),
+        scorer=judge_meta_scorer(judge_attempts=judge_attempts),
+        epochs=DEFAULT_EPOCHS,
+        metadata={
+            "benchmark": "drivelmm_o1_judge",
+            "records": len(chosen),
+            "records_in_file": len(all_records),
+            "levels": {"reference": 0, **{d.name: d.level for d in DEGRADATIONS}},
+            "injections": list(INJECTIONS),
+            "judge_cache": False,
+            "default_grader": DEFAULT_GRADER,
+            "data": provenance,
+        },
+        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric="rank_agreement"),
+        viewer=_viewer(),
+    )

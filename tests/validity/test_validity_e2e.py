@@ -1,0 +1,137 @@
+"""Validity diagnostics end to end (`inspect` as a subprocess, demo data): blind runs, xy2d conventions, judges."""
+
+from __future__ import annotations
+
+import base64
+import io
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.model import ContentImage
+from inspect_runs import metrics, only_log, run_inspect
+from PIL import Image
+
+from drive_evals.blind import GREY
+from drive_evals.drivelmm_o1.degrade import VARIANT_NAMES
+
+SURDS = "drive_evals/surds"
+O1 = "drive_evals/drivelmm_o1"
+JUDGE_TASK = "drive_evals/drivelmm_o1_judge"
+JUDGE_SCORER = "judge_meta_scorer"
+JUDGE_RECORDS = 6
+JUDGE_EPOCHS = 2
+JUDGES = ("judge/good", "judge/lazy", "judge/gullible", "chance/random")
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"INSPECT_CACHE_DIR": str(tmp_path / "cache"), "DRIVE_EVALS_CACHE": str(tmp_path / "derived")}
+
+
+def run(args: list[str], log_dir: Path, env: dict[str, str] | None = None) -> EvalLog:
+    """Run and read the log with its images resolved (the viewer's attachments become data URIs)."""
+    run_inspect(args, log_dir, env)
+    only_log(log_dir)
+    return read_eval_log(list_eval_logs(str(log_dir))[0], resolve_attachments=True)
+
+
+def run_pair(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> tuple[EvalLog, EvalLog]:
+    """The normal and the blind run, side by side (the subprocesses mostly wait, so this halves the time)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        normal = pool.submit(run, args, tmp_path / "normal", env)
+        blind = pool.submit(run, [*args, "-T", "blind=true"], tmp_path / "blind", env)
+        return normal.result(), blind.result()
+
+
+def sent_images(sample: EvalSample) -> list[Image.Image]:
+    """Every image in the conversations the model received."""
+    images: list[Image.Image] = []
+    for message in sample.messages:
+        for part in message.content if isinstance(message.content, list) else []:
+            if isinstance(part, ContentImage):
+                images.append(Image.open(io.BytesIO(base64.b64decode(part.image.split(",", 1)[1]))))
+    return images
+
+
+def is_grey(image: Image.Image) -> bool:
+    return image.convert("RGB").getcolors() == [(image.width * image.height, GREY)]
+
+
+def by_id(log: EvalLog) -> dict[str, EvalSample]:
+    assert log.samples is not None
+    return {str(sample.id): sample for sample in log.samples}
+
+
+def test_blind_surds_pairs_with_the_normal_run(tmp_path: Path) -> None:
+    args = ["eval", SURDS, "--model", "chance/random", "-T", "data=demo", "-T", "subsets=xy2d,distance"]
+    normal, blind = run_pair(args, tmp_path)
+    assert blind.eval.task_args["blind"] is True and normal.eval.task_args["blind"] is False
+    assert blind.eval.metadata is not None and blind.eval.metadata["blind"] is True
+    normal_samples, blind_samples = by_id(normal), by_id(blind)
+    assert normal_samples.keys() == blind_samples.keys()
+    for sample_id, sample in blind_samples.items():
+        assert sample.metadata == normal_samples[sample_id].metadata
+        images = sent_images(sample)
+        assert len(images) == len(sample.metadata["prompts"]), "every prompt still carries one image"
+        assert all(image.size == (1600, 900) and is_grey(image) for image in images)
+        assert not any(is_grey(image) for image in sent_images(normal_samples[sample_id]))
+    assert metrics(blind, "surds_scorer") == metrics(normal, "surds_scorer"), "chance never looks at the image"
+
+
+def test_blind_drivelmm_o1_sends_a_grey_grid(tmp_path: Path, env: dict[str, str]) -> None:
+    args = ["eval", O1, "--model", "chance/random", "-T", "data=demo", "-T", "judge=false", "--limit", "3"]
+    normal, blind = run_pair(args, tmp_path, env)
+    assert blind.eval.task_args["blind"] is True
+    assert by_id(normal).keys() == by_id(blind).keys()
+    for sample in by_id(blind).values():
+        (grid,) = sent_images(sample)
+        assert grid.size == (2400, 900) and is_grey(grid)
+
+
+def test_grid_answers_score_zero_officially_and_high_as_a_grid(tmp_path: Path) -> None:
+    log = run(["eval", SURDS, "--model", "grid1000/demo", "-T", "data=demo", "-T", "subsets=xy2d"], tmp_path / "logs")
+    values = metrics(log, "surds_scorer")
+    assert values["xy2d"] < 0.1, "the official rule reads a 0-1000 grid as pixels"
+    assert values["xy2d_conv_official_score"] == pytest.approx(values["xy2d"])
+    assert values["xy2d_conv_grid1000_score"] > 0.9
+    assert values["xy2d_conv_grid1000_share"] > 0.9
+    sample = next(iter(by_id(log).values()))
+    assert sample.scores is not None
+    assert "non-official diagnostic" in (sample.scores["surds_scorer"].explanation or "")
+
+
+def judge_check(grader: str, tmp_path: Path, env: dict[str, str]) -> tuple[EvalLog, int]:
+    """The meta-evaluation's log for one judge, and how many judge calls it made."""
+    name = grader.replace("/", "-")
+    calls = tmp_path / f"{name}.calls"
+    args = ["eval", JUDGE_TASK, "--model-role", f"grader={grader}", "-T", "data=demo", "-T", f"records={JUDGE_RECORDS}"]
+    run_inspect([*args, "--epochs", str(JUDGE_EPOCHS)], tmp_path / name, {**env, "FAKE_MODEL_CALLS": str(calls)})
+    return only_log(tmp_path / name), len(calls.read_text().splitlines()) if calls.exists() else 0
+
+
+def test_judge_meta_evaluation_ranks_good_lazy_and_gullible_judges(tmp_path: Path, env: dict[str, str]) -> None:
+    with ThreadPoolExecutor(max_workers=len(JUDGES)) as pool:
+        runs = dict(zip(JUDGES, pool.map(lambda grader: judge_check(grader, tmp_path, env), JUDGES), strict=True))
+    good, lazy, gullible, chance = (metrics(runs[grader][0], JUDGE_SCORER) for grader in JUDGES)
+
+    assert runs["judge/good"][1] == JUDGE_RECORDS * len(VARIANT_NAMES) * JUDGE_EPOCHS, "every epoch is a new call"
+    for values in (good, lazy, gullible, chance):
+        assert values["judge_coverage"] == 1.0
+        assert values["run_to_run_sd"] == 0.0, "these judges are deterministic"
+
+    assert good["rank_agreement"] > 0.4 and good["below_reference_rate"] == 1.0
+    assert good["injection_success_rate"] == 0.0
+    assert lazy["rank_agreement"] == 0.0 and lazy["below_reference_rate"] == 0.0
+    assert lazy["injection_success_rate"] == 1.0
+    assert gullible["rank_agreement"] == pytest.approx(good["rank_agreement"])
+    assert gullible["injection_success_rate"] == 1.0
+    assert abs(chance["rank_agreement"]) < good["rank_agreement"] / 2, "a random judge orders nothing"
+
+    log = runs["chance/random"][0]
+    meta = log.eval.metadata or {}
+    assert meta["judge_cache"] is False and meta["records"] == JUDGE_RECORDS and meta["levels"]["reference"] == 0
+    assert log.samples is not None and len(log.samples) == JUDGE_RECORDS * len(VARIANT_NAMES) * JUDGE_EPOCHS
+    reference = next(s for s in log.samples if str(s.id).endswith("-reference"))
+    assert reference.output.completion.startswith("Reasoning Steps:") and reference.metadata["level"] == 0
