@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Compare models on both benchmarks with one resumable `inspect eval-set`, then write the comparison report.
+#
+#   bash examples/compare/run.sh                # models.txt, tasks.yaml (API keys in the environment)
+#   OFFLINE=1 bash examples/compare/run.sh      # models-offline.txt, tasks-offline.yaml: chance, demo data
+#
+# Re-run the same command to resume: finished tasks are kept, failed or missing ones run again, and nothing
+# is paid twice. An eval-set owns its log directory, so runs with other settings (another --temperature,
+# -T blind=true) go to a sibling directory under the same parent; `drive-evals report` reads the parent.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+suffix=""
+[[ "${OFFLINE:-0}" == 1 ]] && suffix="-offline"
+models="${MODELS:-$here/models$suffix.txt}"
+tasks="${TASKS:-$here/tasks$suffix.yaml}"
+log_root="${LOG_ROOT:-logs/compare$suffix}"
+grader="${GRADER:-$([[ -n "$suffix" ]] && echo chance/random || echo openai/gpt-4o-mini-2024-07-18)}"
+
+specs=()
+while IFS= read -r line; do
+  [[ -z "${line// }" || "$line" == \#* ]] || specs+=(--model-spec "$line")
+done <"$models"
+
+inspect eval-set drive_evals/surds drive_evals/drivelmm_o1 "${specs[@]}" \
+  --model-role "grader=$grader" --task-config "$tasks" --log-dir "$log_root/main" "$@"
+drive-evals report "$log_root" --out "${REPORT_DIR:-$log_root-report}"

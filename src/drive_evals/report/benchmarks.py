@@ -1,0 +1,211 @@
+"""What the report knows about each benchmark: its tasks, table columns, per-unit values and the papers' numbers.
+
+Metric names come from the tasks' own modules, so a renamed metric breaks here loudly instead of leaving an empty
+column. Everything a table shows is a fraction in [0, 1] in the logs; tables print it x100, as the papers do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from drive_evals.drivelmm_o1.metrics import CRITERION_NAMES, JUDGE_OVERALL, MCQ_CORRECT, MCQ_COUNTED, REASONING
+from drive_evals.drivelmm_o1.prompts import CRITERIA
+from drive_evals.drivelmm_o1.task import SCORER_NAME as O1_SCORER
+from drive_evals.surds.metrics import OVERALL, SCORE_KEY
+from drive_evals.surds.task import SCORER_NAME as SURDS_SCORER
+from drive_evals.surds.units import SUBSETS
+
+TASK_PREFIX = "drive_evals/"
+MCQ_ACCURACY = "mcq_accuracy"
+JUDGE_COVERAGE = "judge_coverage"
+MCQ_ITEMS = "mcq_items"
+
+
+@dataclass(frozen=True)
+class UnitMetric:
+    """How one metric is computed from per-unit score values, for unit counts, fallback errors and pairing."""
+
+    name: str
+    value_key: str
+    subset: str | None = None
+    """Only units of this group (SURDS subset) count."""
+    grouped: bool = False
+    """The metric is the equal mean over groups of the group means (SURDS `overall`)."""
+    counted_key: str | None = None
+    """Only units whose value under this key is 1 count (DriveLMM-o1's official MCQ denominator)."""
+
+
+ColumnKind = Literal["estimate", "rate", "count"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column: a log metric shown with its 95% interval (`estimate`), as a percentage, or as a count."""
+
+    metric: str
+    label: str
+    kind: ColumnKind = "estimate"
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    title: str
+    columns: tuple[Column, ...]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A published result: the model as the paper names it and its numbers as fractions, keyed by our metric."""
+
+    model: str
+    values: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    key: str
+    title: str
+    scorer: str
+    cluster_key: str
+    """Sample metadata key that clusters units (shared image or frame)."""
+    group_key: str | None
+    headline: str
+    unit_metrics: tuple[UnitMetric, ...]
+    tables: tuple[TableSpec, ...]
+    paired: tuple[str, ...]
+    """Metrics compared between every two comparable models."""
+    comparability: tuple[str, ...]
+    """Task arguments that must be equal for two runs to be compared."""
+    reference_source: str
+    references: tuple[Reference, ...] = field(default=())
+    plots: tuple[str, ...] = field(default=())
+    """Titles of the tables to plot (estimate columns only)."""
+
+    @property
+    def task_names(self) -> frozenset[str]:
+        """Registry names, with and without the package prefix (an uninstalled tree registers them bare)."""
+        return frozenset({self.key, TASK_PREFIX + self.key})
+
+    def unit_metric(self, name: str) -> UnitMetric | None:
+        return next((m for m in self.unit_metrics if m.name == name), None)
+
+
+def _pct(value: float) -> float:
+    """Paper numbers are printed x100; the logs hold fractions."""
+    return round(value / 100, 6)
+
+
+SURDS_SCORES = "Scores"
+SURDS = Benchmark(
+    key="surds",
+    title="SURDS",
+    scorer=SURDS_SCORER,
+    cluster_key="image",
+    group_key="subset",
+    headline=OVERALL,
+    unit_metrics=(
+        UnitMetric(OVERALL, SCORE_KEY, grouped=True),
+        *(UnitMetric(subset, SCORE_KEY, subset=subset) for subset in SUBSETS),
+    ),
+    tables=(
+        TableSpec(SURDS_SCORES, (Column(OVERALL, OVERALL), *(Column(subset, subset) for subset in SUBSETS))),
+        TableSpec("Valid-response rate", tuple(Column(f"{s}_valid_rate", s, "rate") for s in SUBSETS)),
+    ),
+    paired=(OVERALL, *SUBSETS),
+    comparability=("record_order", "subsets"),
+    reference_source="paper abstract (arXiv 2411.13112), overall x100",
+    references=(
+        Reference("GPT-4o", {OVERALL: _pct(13.30)}),
+        Reference("Gemini-2.0-flash", {OVERALL: _pct(35.71)}),
+        Reference("SURDS authors' GRPO model", {OVERALL: _pct(40.80)}),
+    ),
+    plots=(SURDS_SCORES,),
+)
+
+SHORT_CRITERIA = {
+    "Faithfulness-Step": "Faithfulness",
+    "Informativeness-Step": "Informativeness",
+    "Risk Assessment Accuracy": "Risk",
+    "Traffic Rule Adherence": "Rule",
+    "Scene Awareness & Object Understanding": "Scene",
+    "Repetition-Token": "Repetition",
+    "Hallucination": "Hallucination",
+    "Semantic Coverage-Step": "Coverage",
+    "Commonsense": "Commonsense",
+    "Missing Step": "Missing step",
+    "Relevance": "Relevance",
+    "Missing Details": "Missing details",
+}
+"""Short column labels; Risk, Rule, Scene, Relevance and Missing details are the paper's Table 1 headers."""
+CRITERION_LABELS = {CRITERION_NAMES[criterion]: SHORT_CRITERIA[criterion] for criterion in CRITERIA}
+"""Metric name -> label, in rubric order (a KeyError here means the rubric changed)."""
+
+O1_HEADLINE = "Headline"
+O1_CRITERIA = "Rubric criteria"
+
+
+TABLE1_COLUMNS = (
+    "risk_assessment_accuracy",
+    "traffic_rule_adherence",
+    "scene_awareness_object_understanding",
+    "relevance",
+    "missing_details",
+    JUDGE_OVERALL,
+    MCQ_ACCURACY,
+)
+"""Our metrics for the paper's Table 1 columns: Risk, Rule, Scene, Relevance, Missing Details, Overall, MCQ."""
+
+
+def _table1(model: str, *percent: float) -> Reference:
+    return Reference(model, dict(zip(TABLE1_COLUMNS, map(_pct, percent), strict=True)))
+
+
+DRIVELMM_O1 = Benchmark(
+    key="drivelmm_o1",
+    title="DriveLMM-o1",
+    scorer=O1_SCORER,
+    cluster_key="frame",
+    group_key=None,
+    headline=REASONING,
+    unit_metrics=(
+        UnitMetric(REASONING, REASONING),
+        UnitMetric(JUDGE_OVERALL, JUDGE_OVERALL),
+        UnitMetric(MCQ_ACCURACY, MCQ_CORRECT, counted_key=MCQ_COUNTED),
+        *(UnitMetric(name, name) for name in CRITERION_LABELS),
+    ),
+    tables=(
+        TableSpec(
+            O1_HEADLINE,
+            (
+                Column(REASONING, REASONING),
+                Column(JUDGE_OVERALL, JUDGE_OVERALL),
+                Column(MCQ_ACCURACY, MCQ_ACCURACY),
+                Column(JUDGE_COVERAGE, JUDGE_COVERAGE, "rate"),
+                Column(MCQ_ITEMS, MCQ_ITEMS, "count"),
+            ),
+        ),
+        TableSpec(O1_CRITERIA, tuple(Column(name, label) for name, label in CRITERION_LABELS.items())),
+    ),
+    paired=(REASONING, MCQ_ACCURACY),
+    comparability=("image_mode", "cell_size", "lidar", "lidar_range_m", "lidar_resolution_m", "judge"),
+    reference_source="paper Table 1 (arXiv 2503.10621); its Overall Reasoning is the judge's own overall",
+    references=(
+        _table1("GPT-4o", 71.32, 80.72, 72.96, 76.65, 71.43, 72.52, 57.84),
+        _table1("Qwen-2.5-VL-7B", 46.44, 60.45, 51.02, 50.15, 52.19, 51.77, 37.81),
+        _table1("Ovis1.5-Gemma2-9B", 51.34, 66.36, 54.74, 55.72, 55.74, 55.62, 48.85),
+        _table1("Mulberry-7B", 51.89, 63.66, 56.68, 57.27, 57.45, 57.65, 52.86),
+        _table1("LLaVA-CoT", 57.62, 69.01, 60.84, 62.72, 60.67, 61.41, 49.27),
+        _table1("LlamaV-o1", 60.20, 73.52, 62.67, 64.66, 63.41, 63.13, 50.02),
+        _table1("InternVL2.5-8B", 69.02, 78.43, 71.52, 75.80, 70.54, 71.62, 54.87),
+        _table1("DriveLMM-o1 (InternVL2.5-8B + LoRA)", 73.01, 81.56, 75.39, 79.42, 74.49, 75.24, 62.36),
+    ),
+    plots=(O1_HEADLINE, O1_CRITERIA),
+)
+
+BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1)
+
+
+def benchmark_for(task: str) -> Benchmark | None:
+    """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
+    return next((b for b in BENCHMARKS if task in b.task_names), None)

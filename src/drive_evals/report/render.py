@@ -1,0 +1,129 @@
+"""Markdown, self-contained HTML and CSV renderings of the report's sections.
+
+The HTML page embeds its plots as data URIs and its style inline, and its content security policy forbids every
+other source, so it opens offline and never contacts the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from drive_evals.report.tables import Table
+
+CODE_SPAN = re.compile(r"`([^`]+)`")
+LONG_CELL = 60
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; max-width: 110rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 0.3rem; font-size: 0.85rem; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.45rem; text-align: left; vertical-align: top; }
+td { white-space: nowrap; }
+td.long { white-space: normal; min-width: 20rem; }
+th { background: #f1f1f1; }
+tr:nth-child(even) td { background: #fafafa; }
+p.note { font-size: 0.8rem; color: #555; margin: 0.1rem 0; }
+img { max-width: 100%; border: 1px solid #eee; margin: 0.5rem 0; }
+code { background: #f4f4f4; padding: 0 0.2rem; }
+"""
+
+
+@dataclass(frozen=True)
+class Plot:
+    title: str
+    file_name: str
+    png: bytes
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    tables: list[Table]
+    plots: list[Plot]
+
+
+def markdown(title: str, preamble: Sequence[str], sections: Sequence[Section], image_dir: str) -> str:
+    lines = [f"# {title}", "", *preamble, ""]
+    for section in sections:
+        lines += [f"## {section.title}", ""]
+        for table in section.tables:
+            lines += _markdown_table(table)
+        for plot in section.plots:
+            lines += [f"![{plot.title}]({image_dir}/{plot.file_name})", ""]
+    return "\n".join(lines)
+
+
+def _markdown_table(table: Table) -> list[str]:
+    lines = [f"### {table.title}", ""]
+    if table.rows:
+        lines.append("| " + " | ".join(_md_cell(h) for h in table.header) + " |")
+        lines.append("|" + "---|" * len(table.header))
+        lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in table.rows]
+    else:
+        lines.append("(none)")
+    lines.append("")
+    lines += [f"{note}  " for note in table.notes]
+    return [*lines, ""]
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def html_page(title: str, preamble: Sequence[str], sections: Sequence[Section]) -> str:
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        *(f"<p>{_inline(line)}</p>" for line in preamble),
+    ]
+    for section in sections:
+        parts.append(f"<h2>{html.escape(section.title)}</h2>")
+        for table in section.tables:
+            parts.extend(_html_table(table))
+        for plot in section.plots:
+            data = base64.b64encode(plot.png).decode("ascii")
+            parts.append(f'<img alt="{html.escape(plot.title)}" src="data:image/png;base64,{data}">')
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _html_table(table: Table) -> Iterable[str]:
+    yield f"<h3>{html.escape(table.title)}</h3>"
+    if not table.rows:
+        yield "<p>(none)</p>"
+    else:
+        yield "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in table.header) + "</tr></thead>"
+        yield "<tbody>"
+        for row in table.rows:
+            yield "<tr>" + "".join(_html_cell(cell) for cell in row) + "</tr>"
+        yield "</tbody></table>"
+    for note in table.notes:
+        yield f'<p class="note">{_inline(note)}</p>'
+
+
+def _html_cell(text: str) -> str:
+    """Numbers and labels stay on one line; long prose (flags, notes) wraps."""
+    return f'<td class="long">{_inline(text)}</td>' if len(text) > LONG_CELL else f"<td>{_inline(text)}</td>"
+
+
+def _inline(text: str) -> str:
+    """Escaped text with Markdown's `code` spans as <code>, so notes read the same in both renderings."""
+    return CODE_SPAN.sub(r"<code>\1</code>", html.escape(text))
+
+
+def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Rows may have different keys; columns are their union in order of first appearance."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)

@@ -1,0 +1,218 @@
+"""Reading a log directory into runs: one finished eval of a known benchmark, its metrics, settings and units.
+
+Per-unit values come from the sample summaries (scores and the small metadata fields survive there intact), so the
+report never loads transcripts or images, even for full-size logs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import (
+    EvalLog,
+    EvalSampleSummary,
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample_summaries,
+)
+from inspect_ai.model import ModelConfig
+
+from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
+
+GRADER_ROLE = "grader"
+SAMPLE_SET = "sample set"
+GENERATE_PREFIX = "gen."
+BLIND_ARG = "blind"
+SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG})
+"""Task arguments shown another way: data provenance (the resolved commit, not the request), the judge model, and
+the blind flag (part of the run's label)."""
+OPERATIONAL_GENERATE = frozenset(
+    {"max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections", "adaptive_connections"}
+    | {"cache", "batch", "extra_headers"}
+)
+"""Generation settings that change how requests are sent, not what a model answers."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sample's score values (averaged over epochs) and the keys that cluster and group it."""
+
+    cluster: str
+    group: str
+    values: dict[str, float]
+
+
+@dataclass
+class Run:
+    """One successful eval of a benchmark task on one model."""
+
+    benchmark: Benchmark
+    log_path: str
+    log_name: str
+    created: str
+    model: str
+    model_args: dict[str, Any]
+    generate: dict[str, Any]
+    task_args: dict[str, Any]
+    metadata: dict[str, Any]
+    judge: str | None
+    metrics: dict[str, float]
+    """The benchmark scorer's metrics by name."""
+    all_metrics: list[tuple[str, str, float]]
+    """(scorer, metric, value) for every metric in the log, known or not."""
+    units: dict[str, Unit]
+    sample_set: str
+    epochs: int
+    notes: list[str] = field(default_factory=list)
+    label: str = ""
+
+    @property
+    def blind(self) -> bool:
+        """A no-image control run (`-T blind=true`), shown beside its normal run rather than ranked with it."""
+        value = self.task_args.get(BLIND_ARG, self.metadata.get(BLIND_ARG, False))
+        return value is True or str(value).lower() == "true"
+
+    @property
+    def data(self) -> str:
+        """The data the run read: source and resolved commit (or path), as the task logged it."""
+        data = self.metadata.get("data")
+        if not isinstance(data, dict):
+            return str(self.task_args.get("data", "?"))
+        if data.get("commit"):
+            return f"{data.get('source')}:{data.get('repo_id')}@{str(data['commit'])[:12]}"
+        details = data.get("repo_id") or data.get("path")
+        revision = f"@{data['revision']}" if data.get("revision") else ""
+        return f"{data.get('source')}:{details}{revision}" if details and data.get("source") != "demo" else "demo"
+
+    def settings(self) -> dict[str, str]:
+        """Everything that can make two runs differ, as display strings (model identity excluded).
+
+        Task arguments are shown as the task resolved them (its metadata) where it logs them, so that a default and
+        the same value spelled out compare equal.
+        """
+        settings = {"data": self.data, SAMPLE_SET: self.sample_set, "epochs": str(self.epochs)}
+        for name, value in sorted(self.task_args.items()):
+            if name not in SUMMARISED_ARGS:
+                settings[name] = _show(self.metadata.get(name, value))
+        if self.benchmark.key == "drivelmm_o1":
+            settings["judge"] = self.judge or "off"
+        settings.update({GENERATE_PREFIX + name: _show(value) for name, value in sorted(self.generate.items())})
+        return settings
+
+    def comparability_key(self) -> tuple[tuple[str, str], ...]:
+        """Settings that must be equal for unit-level comparison: data, sample set, task design, judge."""
+        settings = self.settings()
+        names = ["data", SAMPLE_SET, *self.benchmark.comparability]
+        return tuple((name, settings.get(name, "")) for name in names)
+
+
+def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
+    """Every finished run of a known benchmark under `log_dir` (recursively), and notes on what was skipped."""
+    runs: list[Run] = []
+    notes: list[str] = []
+    for info in list_eval_logs(str(log_dir), recursive=True):
+        header = read_eval_log(info, header_only=True)
+        name = Path(info.name).name
+        benchmark = benchmark_for(header.eval.task)
+        if benchmark is None:
+            notes.append(f"`{name}`: task `{header.eval.task}` is not a benchmark this report knows; ignored.")
+            continue
+        if header.status != "success" or header.results is None:
+            notes.append(f"`{name}`: status `{header.status}`, no results; ignored.")
+            continue
+        runs.append(_run(benchmark, header, info.name, name, read_eval_log_sample_summaries(info)))
+    runs.sort(key=lambda run: (run.benchmark.key, run.created, run.log_name))
+    return runs, notes
+
+
+def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list[EvalSampleSummary]) -> Run:
+    spec = log.eval
+    assert log.results is not None and log.plan is not None
+    all_metrics = [(s.name, m.name, float(m.value)) for s in log.results.scores for m in s.metrics.values()]
+    metrics = {name: value for scorer, name, value in all_metrics if scorer == benchmark.scorer}
+    model_config = spec.model_generate_config.model_dump(exclude_none=True)
+    task_config = log.plan.config.model_dump(exclude_none=True)
+    generate = {k: v for k, v in {**model_config, **task_config}.items() if k not in OPERATIONAL_GENERATE}
+    notes = [
+        f"the model setting {key}={_show(value)} was overridden by the task's {key}={_show(task_config[key])}"
+        for key, value in model_config.items()
+        if key in task_config and task_config[key] != value
+    ]
+    if benchmark.scorer not in {s.name for s in log.results.scores}:
+        notes.append(f"no `{benchmark.scorer}` scores in the log")
+    ids = sorted(str(sample_id) for sample_id in (spec.dataset.sample_ids or []))
+    digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:8]
+    return Run(
+        benchmark=benchmark,
+        log_path=path,
+        log_name=name,
+        created=str(spec.created),
+        model=spec.model,
+        model_args=dict(spec.model_args),
+        generate=generate,
+        task_args=dict(spec.task_args),
+        metadata=dict(spec.metadata or {}),
+        judge=_judge(log) if benchmark.key == "drivelmm_o1" else None,
+        metrics=metrics,
+        all_metrics=all_metrics,
+        units=_units(benchmark, samples),
+        sample_set=f"{len(ids)} ids #{digest}",
+        epochs=spec.config.epochs or 1,
+        notes=notes,
+    )
+
+
+def _judge(log: EvalLog) -> str | None:
+    """The judge model(s) bound to the grader role, the task's default judge when unbound, None when disabled."""
+    metadata = log.eval.metadata or {}
+    if metadata.get("judge_enabled") is False:
+        return None
+    bound = (log.eval.model_roles or {}).get(GRADER_ROLE)
+    if bound is None:
+        return f"{metadata.get('default_grader', '?')} (default)"
+    configs: list[ModelConfig] = bound if isinstance(bound, list) else [bound]
+    return " + ".join(config.model for config in configs)
+
+
+def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, Unit]:
+    """Scored samples by id; with epochs, each score value is averaged over the epochs that have it."""
+    values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    keys: dict[str, tuple[str, str]] = {}
+    for sample in samples:
+        score = (sample.scores or {}).get(benchmark.scorer)
+        if score is None or not isinstance(score.value, dict):
+            continue
+        sample_id = str(sample.id)
+        metadata = sample.metadata or {}
+        group = str(metadata.get(benchmark.group_key, "")) if benchmark.group_key else ""
+        keys[sample_id] = (str(metadata.get(benchmark.cluster_key, sample_id)), group)
+        for key, value in score.value.items():
+            if isinstance(value, (int, float)) and not math.isnan(value):
+                values[sample_id][key].append(float(value))
+    return {
+        sample_id: Unit(*keys[sample_id], {k: sum(v) / len(v) for k, v in values[sample_id].items()})
+        for sample_id in keys
+    }
+
+
+def unit_value(unit: Unit, metric: UnitMetric) -> float | None:
+    """The unit's value for `metric`, or None when the unit does not count towards it."""
+    if metric.subset is not None and unit.group != metric.subset:
+        return None
+    if metric.counted_key is not None and unit.values.get(metric.counted_key) != 1.0:
+        return None
+    return unit.values.get(metric.value_key)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return str(value)

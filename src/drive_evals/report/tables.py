@@ -1,0 +1,262 @@
+"""The report's tables, as plain rows of strings (for Markdown and HTML) and of numbers (for CSV).
+
+Estimates are the logs' own metric values; intervals are estimate +/- 1.96 standard errors, clipped to [0, 1], from
+the clustered standard error the log holds (`<metric>_stderr`). Where the log has none (the twelve DriveLMM-o1
+criteria), the same clustered estimator is applied to the per-unit values, and the cell is marked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from drive_evals.report.benchmarks import Column, TableSpec
+from drive_evals.report.compare import BenchmarkView, Comparison
+from drive_evals.report.runs import Run, unit_value
+from drive_evals.stats import clustered_stderr, equal_group_mean
+
+Z95 = NormalDist().inv_cdf(0.975)
+SCALE = 100
+"""Tables print fractions as percentages, the papers' convention."""
+MISSING = "—"
+FROM_SAMPLES = "†"
+FLAG = "⚠"
+FEW_CLUSTERS = 10
+"""Below this many clusters, clustered errors, bootstraps and sign-flip tests are too coarse to trust."""
+ALWAYS_SHOWN = ("data", "judge")
+"""Settings every Runs table shows, even when all runs agree."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    stderr: float
+    n: int
+    from_samples: bool
+    """The standard error was computed from per-unit values because the log has none for this metric."""
+
+    @property
+    def low(self) -> float:
+        return max(0.0, self.value - Z95 * self.stderr)
+
+    @property
+    def high(self) -> float:
+        return min(1.0, self.value + Z95 * self.stderr)
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+
+
+def estimate(run: Run, metric: str) -> Estimate:
+    """The log's value and clustered standard error of `metric`, with the number of units behind it."""
+    unit_metric = run.benchmark.unit_metric(metric)
+    assert unit_metric is not None, metric
+    rows = [(v, u.cluster, u.group) for u in run.units.values() if (v := unit_value(u, unit_metric)) is not None]
+    values, clusters, groups = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+    if unit_metric.grouped:
+        grouped = equal_group_mean(values, groups, clusters)
+        mean, stderr = grouped.overall, grouped.overall_stderr
+    else:
+        mean = sum(values) / len(values) if values else math.nan
+        stderr = clustered_stderr(values, clusters) if values else math.nan
+    logged = run.metrics.get(f"{metric}_stderr")
+    return Estimate(run.metrics.get(metric, mean), stderr if logged is None else logged, len(values), logged is None)
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    return MISSING if value is None or math.isnan(value) else f"{value * SCALE:.{digits}f}"
+
+
+def show_estimate(value: Estimate) -> str:
+    if math.isnan(value.value):
+        return MISSING
+    if math.isnan(value.stderr):
+        return percent(value.value)
+    mark = FROM_SAMPLES if value.from_samples else ""
+    return f"{percent(value.value)} [{percent(value.low)}, {percent(value.high)}]{mark}"
+
+
+def label(view: BenchmarkView, run: Run) -> str:
+    return f"{run.label} {FLAG}" if run.label in view.flags else run.label
+
+
+def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table:
+    """Models x the spec's columns, the papers' rows (where they report these metrics) at the bottom."""
+    header = ["model", *(c.label for c in spec.columns), *(["units"] if with_units else [])]
+    rows = [
+        [label(view, run), *(_cell(run, c) for c in spec.columns), *([str(len(run.units))] if with_units else [])]
+        for run in view.runs
+    ]
+    benchmark = view.benchmark
+    metrics = {c.metric for c in spec.columns}
+    for reference in benchmark.references:
+        if metrics & set(reference.values):
+            cells = [
+                percent(reference.values.get(c.metric), 2) if c.metric in reference.values else "" for c in spec.columns
+            ]
+            rows.append([f"paper: {reference.model}", *cells, *([""] if with_units else [])])
+    notes = []
+    if any(c.kind == "estimate" for c in spec.columns):
+        notes.append(
+            f"x100. Estimate [95% CI]: estimate ± {Z95:.2f} clustered standard errors (by {benchmark.cluster_key}), "
+            "clipped to [0, 100]."
+        )
+    if any(FROM_SAMPLES in cell for row in rows for cell in row):
+        notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
+    if any(metrics & set(r.values) for r in benchmark.references):
+        notes.append(f"paper rows: {benchmark.reference_source}; reported numbers, not rerun here.")
+    if view.flags:
+        notes.append(f"{FLAG} not comparable with the other runs: see Runs.")
+    fewest = min((len({u.cluster for u in run.units.values()}) for run in view.runs), default=0)
+    if any(c.kind == "estimate" for c in spec.columns) and fewest < FEW_CLUSTERS:
+        notes.append(_few_clusters(fewest, benchmark.cluster_key))
+    return Table(spec.title, header, rows, notes)
+
+
+def _few_clusters(count: int, key: str) -> str:
+    return f"Only {count} distinct {key}s in some runs: intervals and p-values from so few clusters are unreliable."
+
+
+def _cell(run: Run, column: Column) -> str:
+    if column.kind == "estimate":
+        return show_estimate(estimate(run, column.metric))
+    value = run.metrics.get(column.metric, math.nan)
+    if column.kind == "count":
+        return MISSING if math.isnan(value) else str(round(value))
+    return percent(value)
+
+
+def runs_table(view: BenchmarkView, log_dir: str) -> Table:
+    """Per run: log file, data, judge, the settings that differ between runs, and comparability."""
+    shown = [name for name in ALWAYS_SHOWN if any(name in run.settings() for run in view.runs)]
+    differing = [name for name in view.differing if name not in shown]
+    header = ["model", "log", *shown, *differing, "comparable", "notes"]
+    rows = []
+    for run in view.runs:
+        settings = run.settings()
+        comparable = f"{FLAG} no: {view.flags[run.label]}" if run.label in view.flags else "yes"
+        rows.append(
+            [
+                run.label,
+                relative_log(run, log_dir),
+                *(settings.get(name, MISSING) for name in [*shown, *differing]),
+                comparable,
+                "; ".join(run.notes),
+            ]
+        )
+    common = ", ".join(f"{name}={value}" for name, value in view.common.items() if name not in shown)
+    notes = [f"Settings shared by every run: {common or 'none'}."]
+    notes.extend(view.notes)
+    return Table("Runs", header, rows, notes)
+
+
+def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = False) -> Table:
+    """Differences A - B on common units with a cluster bootstrap CI and a cluster sign-flip p-value."""
+    names = ("with images", "blind", "gap") if blind else ("score A", "score B", "A − B")
+    header = ["A", "B", "metric", "units", "clusters", *names, "95% CI", "p", "p (Holm)"]
+    rows = [
+        [
+            c.a.label,
+            c.b.label,
+            c.metric,
+            str(c.result.units),
+            str(c.result.clusters),
+            percent(c.mean_a),
+            percent(c.mean_b),
+            percent(c.result.estimate),
+            f"[{percent(c.result.ci_low)}, {percent(c.result.ci_high)}]",
+            _p(c.result.p_value, c.result.exact_p),
+            _p(c.p_holm, True),
+        ]
+        for c in comparisons
+    ]
+    notes = [
+        "x100, on the units both runs answered (matched by sample id). CI: percentile bootstrap resampling whole "
+        "clusters; p: two-sided sign-flip test flipping whole clusters (exact when every pattern is enumerated, "
+        "else Monte Carlo, marked ~); Holm: adjusted over the pairs of each metric. Fixed seed."
+    ]
+    fewest = min((c.result.clusters for c in comparisons), default=FEW_CLUSTERS)
+    if fewest < FEW_CLUSTERS:
+        notes.append(_few_clusters(fewest, comparisons[0].a.benchmark.cluster_key))
+    return Table(title, header, rows, notes)
+
+
+def _p(value: float, exact: bool) -> str:
+    if math.isnan(value):
+        return MISSING
+    return f"{'' if exact else '~'}{value:.3f}" if value >= 0.001 else f"{'' if exact else '~'}<0.001"
+
+
+def transcripts_table(view: BenchmarkView, log_dir: str) -> Table:
+    rows = [[run.label, f"inspect view --log-dir {log_dir}", relative_log(run, log_dir)] for run in view.runs]
+    return Table("Transcripts", ["model", "command", "then open"], rows)
+
+
+def relative_log(run: Run, log_dir: str) -> str:
+    """The log's path inside the log directory, as `inspect view` lists it."""
+    location = urlparse(run.log_path)
+    path = Path(unquote(location.path)) if location.scheme == "file" else Path(run.log_path)
+    root = Path(log_dir).resolve()
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else run.log_name
+
+
+def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
+    """One row per run and per paper reference; fractions, not percentages; every estimate with its interval."""
+    benchmark = view.benchmark
+    columns = [c for spec in benchmark.tables for c in spec.columns]
+    rows: list[dict[str, Any]] = []
+    for run in view.runs:
+        row: dict[str, Any] = {"model": run.label, "source": "log", "log": run.log_name, "units": len(run.units)}
+        for column in columns:
+            if column.kind == "estimate":
+                value = estimate(run, column.metric)
+                row.update(
+                    {
+                        column.metric: value.value,
+                        f"{column.metric}_stderr": value.stderr,
+                        f"{column.metric}_ci_low": value.low,
+                        f"{column.metric}_ci_high": value.high,
+                        f"{column.metric}_n": value.n,
+                        f"{column.metric}_stderr_from_samples": value.from_samples,
+                    }
+                )
+            else:
+                row[column.metric] = run.metrics.get(column.metric, math.nan)
+        row["comparable"] = run.label not in view.flags
+        row["not_comparable_because"] = view.flags.get(run.label, "")
+        row.update(run.settings())
+        rows.append(row)
+    for reference in benchmark.references:
+        rows.append({"model": reference.model, "source": benchmark.reference_source, **reference.values})
+    return rows
+
+
+def comparison_csv_rows(comparisons: list[Comparison], kind: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": kind,
+            "a": c.a.label,
+            "b": c.b.label,
+            "metric": c.metric,
+            "units": c.result.units,
+            "clusters": c.result.clusters,
+            "mean_a": c.mean_a,
+            "mean_b": c.mean_b,
+            "difference": c.result.estimate,
+            "ci_low": c.result.ci_low,
+            "ci_high": c.result.ci_high,
+            "p_value": c.result.p_value,
+            "p_exact": c.result.exact_p,
+            "p_holm": c.p_holm,
+        }
+        for c in comparisons
+    ]

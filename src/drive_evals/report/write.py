@@ -1,0 +1,117 @@
+"""`drive-evals report`: read a log directory, compare every model on each benchmark, write the report files."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from drive_evals.errors import DriveEvalsError
+from drive_evals.report.benchmarks import BENCHMARKS
+from drive_evals.report.compare import BenchmarkView, build_view
+from drive_evals.report.plots import score_plot
+from drive_evals.report.render import Plot, Section, html_page, markdown, write_csv
+from drive_evals.report.runs import Run, load_runs
+from drive_evals.report.tables import (
+    comparison_csv_rows,
+    comparisons_table,
+    runs_table,
+    score_csv_rows,
+    score_table,
+    transcripts_table,
+)
+
+TITLE = "drive_evals model comparison"
+IMAGE_DIR = "images"
+MARKDOWN_NAME = "report.md"
+HTML_NAME = "report.html"
+ALL_METRICS_NAME = "all-metrics.csv"
+
+
+class NoRunsError(DriveEvalsError, ValueError):
+    """The log directory holds no finished run of a benchmark this report knows."""
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    markdown: Path
+    html: Path
+    csv: list[Path]
+    images: list[Path]
+
+
+def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
+    """Write report.md, report.html (self-contained), per-benchmark CSVs and PNG plots into `out_dir`."""
+    shown_dir = str(log_dir)
+    if not Path(log_dir).is_dir():
+        raise NoRunsError(f"{shown_dir} is not a directory")
+    runs, notes = load_runs(log_dir)
+    if not runs:
+        raise NoRunsError(f"no finished SURDS or DriveLMM-o1 logs under {shown_dir}" + "".join(f"\n{n}" for n in notes))
+    out = Path(out_dir)
+    (out / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
+    by_benchmark: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_benchmark[run.benchmark.key].append(run)
+    views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
+    sections = [_section(view, shown_dir) for view in views]
+    preamble = [
+        f"Logs: `{shown_dir}` ({len(runs)} runs). Numbers x100. Regenerate with `drive-evals report {shown_dir}`.",
+        *notes,
+    ]
+    csv_files = []
+    for view in views:
+        key = view.benchmark.key
+        csv_files.append(out / f"{key}-scores.csv")
+        write_csv(csv_files[-1], score_csv_rows(view))
+        csv_files.append(out / f"{key}-paired.csv")
+        paired = comparison_csv_rows(view.comparisons, "models") + comparison_csv_rows(view.blind_gaps, "blind")
+        write_csv(csv_files[-1], paired)
+    csv_files.append(out / ALL_METRICS_NAME)
+    write_csv(csv_files[-1], _all_metrics(views))
+    images = []
+    for section in sections:
+        for plot in section.plots:
+            images.append(out / IMAGE_DIR / plot.file_name)
+            images[-1].write_bytes(plot.png)
+    markdown_path, html_path = out / MARKDOWN_NAME, out / HTML_NAME
+    markdown_path.write_text(markdown(TITLE, preamble, sections, IMAGE_DIR), encoding="utf-8")
+    html_path.write_text(html_page(TITLE, preamble, sections), encoding="utf-8")
+    return ReportFiles(markdown_path, html_path, csv_files, images)
+
+
+def _section(view: BenchmarkView, log_dir: str) -> Section:
+    benchmark = view.benchmark
+    tables = [score_table(view, spec, with_units=index == 0) for index, spec in enumerate(benchmark.tables)]
+    tables.append(runs_table(view, log_dir))
+    tables.append(comparisons_table("Paired comparisons", view.comparisons))
+    if view.blind_gaps:
+        tables.append(comparisons_table("Blind controls (with images − without)", view.blind_gaps, blind=True))
+    tables.append(transcripts_table(view, log_dir))
+    figures = []
+    for spec in benchmark.tables:
+        if spec.title in benchmark.plots and (png := score_plot(view, spec)) is not None:
+            slug = spec.title.lower().replace(" ", "-")
+            figures.append(Plot(f"{benchmark.title}: {spec.title}", f"{benchmark.key}-{slug}.png", png))
+    return Section(benchmark.title, tables, figures)
+
+
+def _all_metrics(views: list[BenchmarkView]) -> list[dict[str, Any]]:
+    """Every metric of every run, known or not (diagnostics such as `xy2d_conv_*`, other scorers)."""
+    rows: list[dict[str, Any]] = []
+    for view in views:
+        for run in view.runs:
+            for scorer, metric, value in run.all_metrics:
+                rows.append(
+                    {
+                        "benchmark": view.benchmark.key,
+                        "model": run.label,
+                        "log": run.log_name,
+                        "scorer": scorer,
+                        "metric": metric,
+                        "value": "" if math.isnan(value) else value,
+                    }
+                )
+    return rows

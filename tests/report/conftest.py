@@ -1,0 +1,212 @@
+"""Logs for the report tests, made once per session by running the real tasks as `inspect` subprocesses, and the
+report `drive-evals report` writes from them; plus a headless Chromium driven over the DevTools pipe."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_runs import run_inspect
+
+TASKS = ("drive_evals/surds", "drive_evals/drivelmm_o1")
+DEMO = ("-T", "data=demo")
+SEED_SPEC = "{{model: chance/random, model_args: {{seed: {seed}}}}}"
+COMPARISON_SET = "set"
+"""The README's comparison recipe, offline: both tasks, two chance replicates as distinct model specs."""
+ORACLE = "oracle"
+ODD = "odd"
+"""Runs that must be flagged: a different record order and subsets (SURDS) and a different judge (DriveLMM-o1)."""
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--remote-debugging-pipe",
+)
+PAGE_LOAD_SECONDS = 20
+PIPE_IN, PIPE_OUT = 3, 4
+"""Chromium's --remote-debugging-pipe reads commands from fd 3 and writes replies to fd 4."""
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    log_dir: Path
+    out_dir: Path
+    stdout: str
+
+
+def _runs(log_dir: Path) -> list[tuple[list[str], Path]]:
+    replicates = ["--model-spec", SEED_SPEC.format(seed=1), "--model-spec", SEED_SPEC.format(seed=2)]
+    odd = ["--model-spec", SEED_SPEC.format(seed=3), "-T", "record_order=sorted", "-T", "subsets=yaw,depth"]
+    return [
+        (["eval-set", *TASKS, *replicates, "--model-role", "grader=chance/random", *DEMO], log_dir / COMPARISON_SET),
+        (["eval", "drive_evals/surds", "--model", "oracle/demo", *DEMO], log_dir / ORACLE),
+        (["eval", *TASKS, *odd, "--model-role", "grader=grader/valid", *DEMO], log_dir / ODD),
+    ]
+
+
+def console_script() -> Path:
+    script = Path(sys.executable).with_name("drive-evals")
+    assert script.is_file(), f"{script} missing: install the package (pip install -e .) to get the console script"
+    return script
+
+
+@pytest.fixture(scope="session")
+def report_run(tmp_path_factory: pytest.TempPathFactory) -> ReportRun:
+    """Three inspect processes in parallel (the machine has two cores; much of each run is start-up), then the
+    report through the installed console script."""
+    root = tmp_path_factory.mktemp("report")
+    log_dir = root / "logs"
+    log_dir.mkdir()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        for future in [pool.submit(run_inspect, args, target) for args, target in _runs(log_dir)]:
+            future.result()
+    out_dir = root / "out"
+    result = subprocess.run(
+        [str(console_script()), "report", str(log_dir), "--out", str(out_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return ReportRun(log_dir, out_dir, result.stdout)
+
+
+@pytest.fixture(scope="session")
+def logs(report_run: ReportRun) -> dict[str, EvalLog]:
+    """Every log the report read, in full (samples included), by file name: the tests' independent source."""
+    return {Path(info.name).name: read_eval_log(info) for info in list_eval_logs(str(report_run.log_dir))}
+
+
+@dataclass(frozen=True)
+class PageLoad:
+    events: list[dict[str, Any]]
+    screenshot: bytes
+
+    def errors(self) -> list[str]:
+        """Console errors, uncaught exceptions and browser log errors (failed loads, CSP violations)."""
+        found = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in {"error", "assert"}:
+                found.append(json.dumps(params.get("args")))
+            elif method == "Runtime.exceptionThrown":
+                found.append(json.dumps(params.get("exceptionDetails")))
+            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+                found.append(params["entry"].get("text", ""))
+        return found
+
+    def requested_urls(self) -> list[str]:
+        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+
+
+class DevToolsPipe:
+    """A minimal Chrome DevTools Protocol client over --remote-debugging-pipe (NUL-separated JSON messages).
+
+    Chosen because it needs no package and no browser download: Playwright would need its own browser build or
+    network access, and `--enable-logging` output does not report failed resource loads reliably.
+    """
+
+    def __init__(self, write_fd: int, read_fd: int) -> None:
+        self.write_fd, self.read_fd = write_fd, read_fd
+        self.buffer = b""
+        self.next_id = 0
+        self.events: list[dict[str, Any]] = []
+
+    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.write_fd, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self.receive()
+            if reply.get("id") == self.next_id:
+                assert "error" not in reply, reply
+                return dict(reply["result"])
+            self.events.append(reply)
+
+    def receive(self) -> dict[str, Any]:
+        while b"\0" not in self.buffer:
+            chunk = os.read(self.read_fd, 1 << 16)
+            if not chunk:
+                raise EOFError("chromium closed the DevTools pipe")
+            self.buffer += chunk
+        raw, self.buffer = self.buffer.split(b"\0", 1)
+        return dict(json.loads(raw))
+
+    def wait_for(self, method: str, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            event = self.receive()
+            self.events.append(event)
+            if event.get("method") == method:
+                return
+        raise TimeoutError(f"no {method} within the deadline")
+
+
+@pytest.fixture(scope="session")
+def load_page() -> Callable[[Path], PageLoad]:
+    """Open a local page in a fresh headless Chromium; collect console and network events and a screenshot."""
+    if not (shutil.which("chromium") or Path(CHROMIUM).is_file()):
+        pytest.fail("chromium is required for the HTML report test: apt-get install -y chromium (see .ci/run)")
+
+    def load(page: Path) -> PageLoad:
+        command_read, command_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+
+        def wire_pipes() -> None:
+            high_in, high_out = os.dup(command_read), os.dup(reply_write)
+            os.dup2(high_in, PIPE_IN)
+            os.dup2(high_out, PIPE_OUT)
+
+        with tempfile.TemporaryDirectory() as profile:
+            browser = subprocess.Popen(
+                [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                preexec_fn=wire_pipes,
+                close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            os.close(command_read)
+            os.close(reply_write)
+            pipe = DevToolsPipe(command_write, reply_read)
+            try:
+                target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+                session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+                for domain in ("Runtime", "Log", "Page", "Network"):
+                    pipe.call(f"{domain}.enable", session=session)
+                pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session)
+                pipe.wait_for("Page.loadEventFired", time.monotonic() + PAGE_LOAD_SECONDS)
+                metrics = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
+                clip = {"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1}
+                options = {"format": "png", "clip": clip, "captureBeyondViewport": True}
+                shot = pipe.call("Page.captureScreenshot", options, session)
+                pipe.call("Browser.close")
+            finally:
+                os.close(command_write)
+                os.close(reply_read)
+                try:
+                    browser.wait(timeout=PAGE_LOAD_SECONDS)
+                except subprocess.TimeoutExpired:
+                    browser.kill()
+                    browser.wait()
+        return PageLoad(pipe.events, base64.b64decode(shot["data"]))
+
+    return load
