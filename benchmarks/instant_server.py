@@ -13,7 +13,6 @@ import base64
 import binascii
 import hashlib
 import io
-import json
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 
 import fakeserver.openai_api  # noqa: E402  (the tests' package, importable once tests/ is on the path)
+from fake_models import valid_reply  # noqa: E402
 from fakeserver import DecodedImage, FakeModelServer, FakeRequest  # noqa: E402
 from fakeserver.records import BadRequest  # noqa: E402
 
@@ -36,23 +36,7 @@ O1_ANSWER = (
     "Reasoning Steps:\n1. **Scan the views**: The top middle image shows the road ahead.\n"
     "2. **Conclude**: The ego vehicle should keep its lane.\nFinal Answer: A) Keep the lane."
 )
-JUDGE_REPLY = json.dumps(
-    {
-        "Faithfulness-Step": 7.0,
-        "Informativeness-Step": 6.0,
-        "Risk Assessment Accuracy": 8.0,
-        "Traffic Rule Adherence": 9.0,
-        "Scene Awareness & Object Understanding": 5.0,
-        "Repetition-Token": 10.0,
-        "Hallucination": 4.0,
-        "Semantic Coverage-Step": 6.0,
-        "Commonsense": 7.0,
-        "Missing Step": 8.0,
-        "Relevance": 3.0,
-        "Missing Details": 9.0,
-        "Overall Score": 6.8,
-    }
-)
+JUDGE_REPLY = valid_reply()
 
 
 def header_only_image(uri: str) -> DecodedImage:

@@ -88,6 +88,7 @@ def test_correct_and_wrong_choice() -> None:
         ("[+800, 450]", None),
         ("[-5, 450]", None),
         ("no point here", None),
+        ("[1" + "0" * 400 + ", 5]", None),
     ],
 )
 def test_parse_point(answer: str, point: tuple[float, float] | None) -> None:

@@ -18,7 +18,6 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
 from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, build_variants
@@ -30,6 +29,7 @@ from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
 from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
 from drive_evals.errors import ParameterError
+from drive_evals.viewer import sample_list_view
 
 SCORER_NAME = "judge_meta_scorer"
 DEFAULT_RECORDS = 50
@@ -124,21 +124,6 @@ def judge_meta_scorer(judge_attempts: int = JUDGE_ATTEMPTS) -> Scorer:
     return score
 
 
-def _viewer() -> ViewerConfig:
-    return ViewerConfig(
-        task_samples_view=TaskSamplesView(
-            name="Judged responses",
-            columns=[
-                TaskSamplesColumn(id="sampleId"),
-                TaskSamplesColumn(id="answer"),
-                TaskSamplesColumn.score(SCORER_NAME, JUDGE_SCORE),
-                TaskSamplesColumn.score(SCORER_NAME, JUDGED),
-                TaskSamplesColumn(id="error"),
-            ],
-        )
-    )
-
-
 @task
 def drivelmm_o1_judge(
     data: str = HF_DATASET,
@@ -176,5 +161,5 @@ def drivelmm_o1_judge(
             "data": provenance,
         },
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric="rank_agreement"),
-        viewer=_viewer(),
+        viewer=sample_list_view("Judged responses", SCORER_NAME, [JUDGE_SCORE, JUDGED], show_target=False),
     )

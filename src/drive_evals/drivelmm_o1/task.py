@@ -6,7 +6,6 @@ from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
-from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from drive_evals.drivelmm_o1.dataset import ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
@@ -16,27 +15,10 @@ from drive_evals.drivelmm_o1.metrics import REASONING
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.errors import ParameterError
+from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = "drivelmm_o1_scorer"
-
-
-def _viewer() -> ViewerConfig:
-    return ViewerConfig(
-        task_samples_view=TaskSamplesView(
-            name="DriveLMM-o1 questions",
-            columns=[
-                TaskSamplesColumn(id="sampleId"),
-                TaskSamplesColumn(id="target"),
-                TaskSamplesColumn(id="answer"),
-                TaskSamplesColumn.score(SCORER_NAME, REASONING),
-                TaskSamplesColumn.score(SCORER_NAME, "mcq_correct"),
-                TaskSamplesColumn.score(SCORER_NAME, "judged"),
-                TaskSamplesColumn(id="tokens"),
-                TaskSamplesColumn(id="error"),
-            ],
-        )
-    )
 
 
 @task
@@ -86,5 +68,5 @@ def drivelmm_o1(
             **built.summary,
         },
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING),
-        viewer=_viewer(),
+        viewer=sample_list_view("DriveLMM-o1 questions", SCORER_NAME, [REASONING, "mcq_correct", "judged"]),
     )

@@ -11,11 +11,10 @@ here feeds an official metric: the values are reported beside them as `xy2d_conv
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH, MAX_LITERAL_CHARS, POINT_PATTERN, centerness
+from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH, bracket_numbers, centerness
 
 OFFICIAL = "official"
 """The official reading (pixels, values below 1 as fractions): its score equals the official xy2d unit score."""
@@ -78,20 +77,7 @@ DIAGNOSTIC_KEYS: tuple[str, ...] = (*(score_key(n) for n in NAMES), *(share_key(
 
 def read_numbers(answer: str | None) -> tuple[float, ...] | None:
     """The 2 or 4 numbers of the bracket the official rule reads (its first match), not rescaled."""
-    if answer is None:
-        return None
-    match = POINT_PATTERN.search(answer)
-    if match is None or len(match.group(0)) > MAX_LITERAL_CHARS:
-        return None
-    try:
-        values = ast.literal_eval(match.group(0))
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    if not isinstance(values, (list, tuple)) or len(values) not in (2, 4):
-        return None
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        return None
-    return tuple(float(v) for v in values)
+    return None if answer is None else bracket_numbers(answer)
 
 
 def convention_point(values: Sequence[float], convention: Convention) -> tuple[float, float] | None:

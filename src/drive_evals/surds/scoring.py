@@ -53,11 +53,8 @@ def contains_option(answer: str, option: str) -> bool:
     return re.search(rf"\b{re.escape(option.strip().lower())}\b", answer.strip().lower()) is not None
 
 
-def parse_point(answer: str) -> tuple[float, float] | None:
-    """A pixel point from `[x, y]` or the centre of `[x1, y1, x2, y2]`; None when the answer has no valid point.
-
-    Values below 1 are fractions of the image size. The point must lie in the 1600x900 frame.
-    """
+def bracket_numbers(answer: str) -> tuple[float, ...] | None:
+    """The 2 or 4 numbers of the first official bracket in the answer, not rescaled; None when it holds no such list."""
     match = POINT_PATTERN.search(answer)
     if match is None or len(match.group(0)) > MAX_LITERAL_CHARS:
         return None
@@ -68,6 +65,20 @@ def parse_point(answer: str) -> tuple[float, float] | None:
     if not isinstance(values, (list, tuple)) or len(values) not in (2, 4):
         return None
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return None
+    try:
+        return tuple(float(v) for v in values)
+    except OverflowError:  # an integer too large for a float is far outside any frame
+        return None
+
+
+def parse_point(answer: str) -> tuple[float, float] | None:
+    """A pixel point from `[x, y]` or the centre of `[x1, y1, x2, y2]`; None when the answer has no valid point.
+
+    Values below 1 are fractions of the image size. The point must lie in the 1600x900 frame.
+    """
+    values = bracket_numbers(answer)
+    if values is None:
         return None
     if len(values) == 2:
         x, y = values

@@ -5,13 +5,13 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
-from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from drive_evals.data import open_snapshot
 from drive_evals.surds.dataset import load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
+from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
 """The official evaluation set; `modelscope:evalscope/SURDS_eval` is its mirror."""
@@ -22,23 +22,6 @@ MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
 SCORER_NAME = "surds_scorer"
-
-
-def _viewer() -> ViewerConfig:
-    return ViewerConfig(
-        task_samples_view=TaskSamplesView(
-            name="SURDS units",
-            columns=[
-                TaskSamplesColumn(id="sampleId"),
-                TaskSamplesColumn(id="target"),
-                TaskSamplesColumn(id="answer"),
-                TaskSamplesColumn.score(SCORER_NAME, "score"),
-                TaskSamplesColumn.score(SCORER_NAME, "valid"),
-                TaskSamplesColumn(id="tokens"),
-                TaskSamplesColumn(id="error"),
-            ],
-        )
-    )
 
 
 @task
@@ -71,5 +54,5 @@ def surds(
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
         metadata={"benchmark": "surds", **built.summary},
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
-        viewer=_viewer(),
+        viewer=sample_list_view("SURDS units", SCORER_NAME, ["score", "valid"]),
     )
