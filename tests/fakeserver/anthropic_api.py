@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .dialect import SseEvent, prompt_tokens, text_chunks
+from .dialect import SseEvent, prompt_tokens, text_chunks, text_parts
 from .records import (
     ApiName,
     BadRequest,
@@ -94,12 +94,12 @@ class AnthropicMessages:
             raise BadRequest("model: Field required")
         if not isinstance(messages, list) or not messages:
             raise BadRequest("messages: at least one message is required")
-        system = _block_texts(body.get("system"))
+        system = text_parts(body.get("system"))
         last_user: dict[str, Any] | None = None
         for message in messages:
             require(isinstance(message, dict) and "role" in message, "messages: each message needs a 'role'")
             if message["role"] == "system":
-                system.extend(_block_texts(message.get("content")))
+                system.extend(text_parts(message.get("content")))
             elif message["role"] == "user":
                 last_user = message
         texts, images, order = _user_parts(last_user["content"] if last_user else None)
@@ -118,14 +118,6 @@ class AnthropicMessages:
             ),
             raw=body,
         )
-
-
-def _block_texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, list):
-        return [block["text"] for block in content if isinstance(block, dict) and block.get("type") == "text"]
-    return []
 
 
 def _user_parts(content: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:

@@ -63,3 +63,12 @@ def text_chunks(text: str, size: int) -> list[str]:
 def masked_key(key: str) -> str:
     """A key as OpenAI echoes it in a 401: the first three and last four characters, the rest starred."""
     return key[:3] + "*" * max(0, len(key) - 7) + key[-4:] if len(key) > 7 else "*" * len(key)
+
+
+def text_parts(content: Any) -> list[str]:
+    """The text of a message's content: a plain string, or the `text` parts of a list (both APIs use `type: text`)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [part["text"] for part in content if isinstance(part, dict) and part.get("type") == "text"]
+    return []

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from .dialect import SseEvent, masked_key, prompt_tokens, text_chunks
+from .dialect import SseEvent, masked_key, prompt_tokens, text_chunks, text_parts
 from .records import (
     ApiName,
     BadRequest,
@@ -43,7 +43,7 @@ class OpenAIChat:
         for message in messages:
             require(isinstance(message, dict) and "role" in message, "each message needs a 'role'")
             if message["role"] in SYSTEM_ROLES:
-                system.extend(_message_texts(message.get("content")))
+                system.extend(text_parts(message.get("content")))
             elif message["role"] == "user":
                 last_user = message
         texts, images, order = _user_parts(last_user["content"] if last_user else None)
@@ -99,14 +99,6 @@ class OpenAIChat:
         else:
             error_type, code = ERROR_TYPES.get(status, "server_error"), None
         return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
-
-
-def _message_texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, list):
-        return [part["text"] for part in content if isinstance(part, dict) and part.get("type") == "text"]
-    return []
 
 
 def _user_parts(content: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:
