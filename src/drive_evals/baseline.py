@@ -3,8 +3,10 @@
 It is the official random baseline of SURDS (a uniform option per prompt, a uniform pixel for xy2d), answers
 DriveLMM-o1 questions with a uniform option letter and a short generic reasoning, and, when asked for a JSON
 schema (a judge call), returns in-range random criteria. Answers use each benchmark's official format, so a
-chance run exercises the whole pipeline. Every answer is a pure function of the seed and the prompt text, so
-runs are reproducible whatever the concurrency; `-M seed=N` draws another replicate.
+chance run exercises the whole pipeline. Every answer is a pure function of the seed, the prompt text and the
+images, so runs are reproducible whatever the concurrency, and two units that share a prompt text but not an image
+(the xy2d question about "the white car" in two pictures) get independent answers; `-M seed=N` draws another
+replicate.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageUser,
+    ContentImage,
+    ContentText,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -67,13 +71,26 @@ def rubric_reply(schema: dict[str, Any], rng: random.Random) -> str:
 
 
 def prompt_text(messages: list[ChatMessage]) -> str:
-    """All text of the conversation's user messages, which is what the answer depends on."""
+    """All text of the conversation's user messages, which is what the answer's options come from."""
     return "\n".join(m.text for m in messages if isinstance(m, ChatMessageUser))
 
 
-def seeded_rng(seed: int, text: str) -> random.Random:
-    digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
+def seeded_rng(seed: int, messages: list[ChatMessage]) -> random.Random:
+    """A generator keyed by the seed and every user message's text and images."""
+    digest = hashlib.sha256(str(seed).encode())
+    for message in messages:
+        if not isinstance(message, ChatMessageUser):
+            continue
+        parts = [message.content] if isinstance(message.content, str) else message.content
+        for part in parts:
+            if isinstance(part, str):
+                digest.update(part.encode())
+            elif isinstance(part, ContentImage):
+                digest.update(part.image.encode())
+            elif isinstance(part, ContentText):
+                digest.update(part.text.encode())
+            digest.update(b"\0")
+    return random.Random(int.from_bytes(digest.digest()[:8], "big"))
 
 
 @modelapi(name="chance")
@@ -100,7 +117,7 @@ class ChanceModel(ModelAPI):
         config: GenerateConfig,
     ) -> ModelOutput:
         text = prompt_text(input)
-        rng = seeded_rng(self.seed if config.seed is None else config.seed, text)
+        rng = seeded_rng(self.seed if config.seed is None else config.seed, input)
         if config.response_schema is not None and config.response_schema.json_schema is not None:
             schema = config.response_schema.json_schema.model_dump(exclude_none=True)
             completion = rubric_reply(schema, rng)

@@ -91,9 +91,9 @@ def test_official_prompt_layout() -> None:
     sample = record_to_sample(record, [image])
     content = sample.input[0].content  # type: ignore[union-attr]
     assert isinstance(content, list)
-    assert isinstance(content[0], ContentText) and content[0].text == MODEL_PROMPT
+    assert isinstance(content[0], ContentText) and content[0].text == MODEL_PROMPT + "\n"
     assert content[1] is image
-    assert isinstance(content[2], ContentText) and content[2].text == record.question.strip()
+    assert isinstance(content[2], ContentText) and content[2].text == "\n" + record.question.strip()
     assert sample.id == f"drivelmm-{record.idx}"
     assert sample.metadata is not None and sample.metadata["question"] == record.question
 

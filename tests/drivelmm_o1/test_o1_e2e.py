@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from inspect_ai.log import read_eval_log
 from inspect_runs import metrics, only_log, run_inspect
 
 from drive_evals.data import demo_dir
-from drive_evals.drivelmm_o1.records import TEST_FILE, load_records
+from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, load_records
 
 SCORER = "drivelmm_o1_scorer"
 TASK = "drive_evals/drivelmm_o1"
@@ -135,14 +134,7 @@ def test_views_mode_and_lidar(tmp_path: Path, env: dict[str, str]) -> None:
     assert log.samples is not None
     content = log.samples[0].input[0].content  # type: ignore[union-attr]
     texts = [part.text for part in content if part.type == "text"]  # type: ignore[union-attr]
-    assert texts[1:7] == [
-        f"{cam}:"
-        for cam in json.loads(
-            json.dumps(
-                ["CAM_FRONT_LEFT", "CAM_FRONT", "CAM_FRONT_RIGHT", "CAM_BACK_RIGHT", "CAM_BACK", "CAM_BACK_LEFT"]
-            )
-        )
-    ]
+    assert texts[1:7] == [f"{camera}:" for camera in CAMERAS]
     assert texts[7].startswith("LIDAR_TOP bird's-eye view")
     assert sum(part.type == "image" for part in content) == 7  # type: ignore[union-attr]
     meta = log.eval.metadata or {}

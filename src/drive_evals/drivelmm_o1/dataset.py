@@ -192,12 +192,16 @@ def frame_images(
 
 
 def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
-    """Official layout: the instruction, the image(s), then the question stripped of surrounding white space."""
+    """Official layout `model_prompt + "\\n<image>\\n" + question.strip()`, the image(s) where `<image>` stands."""
     return Sample(
         id=f"drivelmm-{record.idx}",
         input=[
             ChatMessageUser(
-                content=[ContentText(text=MODEL_PROMPT), *images, ContentText(text=record.question.strip())]
+                content=[
+                    ContentText(text=MODEL_PROMPT + "\n"),
+                    *images,
+                    ContentText(text="\n" + record.question.strip()),
+                ]
             )
         ],
         target=record.final_answer,

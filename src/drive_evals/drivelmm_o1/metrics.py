@@ -61,7 +61,13 @@ def _stderr(scores: list[SampleScore], key: str, where: Callable[[SampleScore], 
 
 
 def _counted(score: SampleScore) -> bool:
-    return _value(score, MCQ_COUNTED) == 1.0
+    """An MCQ item that counts (judged, or the judge is off): its correctness is a number, not NaN."""
+    return not math.isnan(_value(score, MCQ_CORRECT))
+
+
+def _coverage(scores: list[SampleScore]) -> float:
+    """Mean of `judged` (a fraction per sample once epochs are reduced)."""
+    return sum(_value(s, JUDGED) for s in scores) / len(scores) if scores else 0.0
 
 
 @metric
@@ -72,7 +78,7 @@ def reasoning_metrics() -> Metric:
     def compute(scores: list[SampleScore]) -> Value:
         result = {REASONING: _mean(scores, REASONING), JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL)}
         result.update({name: _mean(scores, name) for name in CRITERION_NAMES.values()})
-        result["judge_coverage"] = sum(_value(s, JUDGED) == 1.0 for s in scores) / len(scores) if scores else 0.0
+        result["judge_coverage"] = _coverage(scores)
         return result
 
     return compute
@@ -88,7 +94,7 @@ def mcq_metrics() -> Metric:
             "mcq_accuracy": _mean(scores, MCQ_CORRECT, _counted),
             "mcq_accuracy_lenient": _mean(scores, MCQ_LENIENT, _counted),
             "mcq_items": float(sum(_counted(s) for s in scores)),
-            "mcq_none_quirk_count": float(sum(_value(s, NONE_QUIRK) == 1.0 for s in scores if _counted(s))),
+            "mcq_none_quirk_count": float(sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
         }
 
     return compute
@@ -121,7 +127,7 @@ def by_question() -> Metric:
         for number in sorted(groups):
             members = groups[number]
             result[f"q{number}_{REASONING}"] = _mean(members, REASONING)
-            result[f"q{number}_judge_coverage"] = sum(_value(s, JUDGED) == 1.0 for s in members) / len(members)
+            result[f"q{number}_judge_coverage"] = _coverage(members)
             if any(_counted(s) for s in members):
                 result[f"q{number}_mcq_accuracy"] = _mean(members, MCQ_CORRECT, _counted)
         return result

@@ -87,7 +87,7 @@ def _split_idx(idx: object) -> tuple[str, int | None]:
     if not isinstance(idx, str) or "_" not in idx:
         return "", None
     frame, _, number = idx.rpartition("_")
-    return (frame, int(number)) if frame and number.isdigit() else (frame, None)
+    return (frame, int(number)) if frame and number.isdecimal() else (frame, None)
 
 
 def parse_records(raw: object, source: str) -> list[O1Record]:

@@ -31,7 +31,7 @@ from drive_evals.drivelmm_o1.metrics import (
     panel_agreement,
     reasoning_metrics,
 )
-from drive_evals.drivelmm_o1.rubric import judge_overall, reasoning_score, rubric_table
+from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score, rubric_table
 
 GRADER_FAILED = "grader_failed"
 NO_RESPONSE = "no_response"
@@ -52,16 +52,18 @@ def rubric_values(judgements: Sequence[Judgement]) -> dict[str, float]:
         REASONING: _mean([reasoning_score(p.scores) for p in valid]),
         JUDGE_OVERALL: _mean([o for o in overall if o is not None]),
     }
-    values.update({name: _mean([p.scores[c] / 10 for p in valid]) for c, name in CRITERION_NAMES.items()})
+    fractions = [criterion_fractions(p.scores) for p in valid]
+    values.update({name: _mean([f[c] for f in fractions]) for c, name in CRITERION_NAMES.items()})
     return values
 
 
-def mcq_values(is_mcq: bool, counted: bool, official: MCQResult, lenient: MCQResult) -> dict[str, float]:
+def mcq_values(counted: bool, official: MCQResult, lenient: MCQResult) -> dict[str, float]:
+    """MCQ values, NaN unless the item counts: with epochs the mean reducer then averages only counted epochs."""
     return {
         MCQ_COUNTED: 1.0 if counted else 0.0,
-        MCQ_CORRECT: float(official.correct) if is_mcq else NAN,
-        MCQ_LENIENT: float(lenient.correct) if is_mcq else NAN,
-        NONE_QUIRK: float(official.none_quirk and official.correct) if is_mcq else 0.0,
+        MCQ_CORRECT: float(official.correct) if counted else NAN,
+        MCQ_LENIENT: float(lenient.correct) if counted else NAN,
+        NONE_QUIRK: float(official.none_quirk) if counted else NAN,
     }
 
 
@@ -121,7 +123,7 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
         official = official_correct(response, meta["final_answer"])
         lenient = lenient_correct(response, meta["final_answer"])
         counted = is_mcq and (values[JUDGED] == 1.0 or not judge)
-        values.update(mcq_values(is_mcq, counted, official, lenient))
+        values.update(mcq_values(counted, official, lenient))
         failed = judge and values[JUDGED] == 0.0
         return Score(
             value=values,
