@@ -188,7 +188,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def report(title: str, command: str, body: str, notes: Sequence[str] = ()) -> str:
     """Print a section and append it to docs/performance.md, with the machine, versions and the command."""
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"### {title} ({stamp})", "", *environment_lines(), f"- command: `{command}`", "", body]
     if notes:
         parts.extend(["", *notes])

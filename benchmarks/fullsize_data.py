@@ -48,7 +48,7 @@ SURDS_SEED = 5919
 O1_FRAMES = 539
 O1_QUESTIONS = 4633
 O1_SEED = 539
-O1_FIRST_CAPTURE = datetime.datetime(2018, 7, 24, 11, 22, 45, tzinfo=datetime.timezone.utc)
+O1_FIRST_CAPTURE = datetime.datetime(2018, 7, 24, 11, 22, 45, tzinfo=datetime.UTC)
 O1_CAPTURE_STEP = datetime.timedelta(minutes=7, seconds=13)
 O1_LIDAR_US_STEP = 500_000
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 SERVER_ERROR_STATUSES = (500, 502, 503)
 RATE_LIMIT_STATUS = 429
@@ -18,7 +18,7 @@ RATE_LIMIT_STATUS = 429
 DEFAULT_HANG_SECONDS = 3.0
 
 
-class Fault(str, Enum):
+class Fault(StrEnum):
     """What the server does instead of answering normally."""
 
     SERVER_ERROR = "server_error"

@@ -17,9 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
-
-from typing_extensions import Self
+from typing import Any, Self
 
 from .anthropic_api import AnthropicMessages
 from .dialect import Dialect, SseEvent
