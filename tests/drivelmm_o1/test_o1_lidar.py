@@ -75,8 +75,8 @@ def test_highest_point_wins_a_shared_pixel() -> None:
 
 def test_far_and_non_finite_points_are_ignored() -> None:
     points = cloud((500.0, 0.0, 0.0, 1.0), (-60.0, 60.0, 0.0, 1.0), (np.nan, 0.0, 0.0, 1.0), (np.inf, 1.0, 0.0, 1.0))
-    render_bev(points)
-    render_bev(np.zeros((0, 5), dtype=np.float32))
+    empty = render_bev(np.zeros((0, 5), dtype=np.float32))
+    assert np.array_equal(np.asarray(render_bev(points)), np.asarray(empty)), "no ignored point may be drawn"
 
 
 def test_marker_and_label_are_drawn() -> None:
