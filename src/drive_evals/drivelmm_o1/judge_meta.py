@@ -32,6 +32,8 @@ from drive_evals.errors import ParameterError
 from drive_evals.viewer import sample_list_view
 
 SCORER_NAME = "judge_meta_scorer"
+TASK_VERSION = 1
+"""Bumped by any change that can move a reported number; see the README changelog."""
 DEFAULT_RECORDS = 50
 """Records judged by default: 50 x 13 responses x 3 epochs = 1,950 judge calls (about 3.3M input tokens)."""
 DEFAULT_EPOCHS = 3
@@ -147,6 +149,7 @@ def drivelmm_o1_judge(
     samples = [sample for record in chosen for sample in variant_samples(record)]
     return Task(
         dataset=MemoryDataset(samples, name="drivelmm_o1_judge", shuffled=False),
+        version=TASK_VERSION,
         solver=replay_response(),
         scorer=judge_meta_scorer(judge_attempts=judge_attempts),
         epochs=DEFAULT_EPOCHS,

@@ -19,6 +19,8 @@ from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = "drivelmm_o1_scorer"
+TASK_VERSION = 1
+"""Bumped by any change that can move a reported number; see the README changelog."""
 
 
 @task
@@ -58,6 +60,7 @@ def drivelmm_o1(
     built = load_drivelmm_o1(data, revision, nuscenes_root, options)
     return Task(
         dataset=built.dataset,
+        version=TASK_VERSION,
         solver=generate(),
         scorer=drivelmm_o1_scorer(judge=judge, judge_attempts=judge_attempts),
         config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),

@@ -22,6 +22,8 @@ MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
 SCORER_NAME = "surds_scorer"
+TASK_VERSION = 1
+"""Bumped by any change that can move a reported number; see the README changelog."""
 
 
 @task
@@ -49,6 +51,7 @@ def surds(
     built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind)
     return Task(
         dataset=built.dataset,
+        version=TASK_VERSION,
         solver=answer_each_prompt(),
         scorer=surds_scorer(),
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
