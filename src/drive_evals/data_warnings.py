@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 MAX_EXAMPLES = 5
 """Examples kept per kind: enough to find the records, short enough for the log header."""
+
+
+class KindSummary(TypedDict):
+    """One kind of warning as recorded in the log."""
+
+    count: int
+    meaning: str
+    examples: list[str]
 
 
 @dataclass
@@ -42,10 +51,10 @@ class DataWarnings:
     def __bool__(self) -> bool:
         return bool(self._kinds)
 
-    def summary(self) -> dict[str, dict[str, object]]:
+    def summary(self) -> dict[str, KindSummary]:
         """`{kind: {"count": n, "meaning": ..., "examples": [...]}}`, for the log's task metadata."""
         return {
-            kind: {"count": entry.count, "meaning": entry.meaning, "examples": list(entry.examples)}
+            kind: KindSummary(count=entry.count, meaning=entry.meaning, examples=list(entry.examples))
             for kind, entry in self._kinds.items()
         }
 

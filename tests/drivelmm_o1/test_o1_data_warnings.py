@@ -72,7 +72,7 @@ def test_repeated_idx_is_evaluated_with_unique_ids(monkeypatch: pytest.MonkeyPat
     assert len(records) == len(repeated), "every record is evaluated, as the official script does"
     entry = warnings.summary()["repeated_idx"]
     assert entry["count"] == 3
-    examples = [str(e) for e in entry["examples"]]  # type: ignore[union-attr]
+    examples = entry["examples"]
     assert examples[0].endswith("repeats record 0; identical")
     assert "repeats record 1; differs" in examples[1]
     built = load_drivelmm_o1(write(tmp_path, repeated), None, str(NUSCENES), VIEWS)
@@ -162,7 +162,7 @@ def test_mcq_gold_without_letter_warns_flags_and_counts(monkeypatch: pytest.Monk
     flagged = {s.id for s in task.dataset if s.metadata and s.metadata["mcq_gold_unreadable"]}
     assert len(flagged) == demo_items + 1
     scores = [score_without_judge(sample, "Reasoning Steps: none.\nFinal Answer: slow down") for sample in task.dataset]
-    values = mcq_metrics()(scores)
+    values = mcq_metrics()(scores)  # type: ignore[arg-type]  # Inspect's Metric protocol types it as list[Score]
     assert isinstance(values, dict)
     assert values["mcq_gold_unreadable_count"] == demo_items + 1
     assert values["mcq_none_quirk_count"] == demo_items + 1, "no letter in the reply: the quirk fires on both"
