@@ -62,7 +62,7 @@ class DataWarnings:
         """One warning line per kind, with its count, meaning and first example."""
         for kind, entry in self._kinds.items():
             logger.warning(
-                "%s data: %d x %s: %s (first: %s; all counts in the log's task metadata 'data_warnings')",
+                "%s data: %d x %s: %s. First: %s (examples: the log's task metadata, data_warnings)",
                 self.benchmark,
                 entry.count,
                 kind,
