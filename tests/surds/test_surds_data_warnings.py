@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 from surds_fixtures import record
 
-from drive_evals.data import open_snapshot
+from drive_evals.data import demo_dir, open_snapshot
 from drive_evals.data_warnings import MAX_EXAMPLES, DataWarnings
 from drive_evals.errors import DataValidationError
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, resolve_repeated_images
-from drive_evals.surds.records import parse_metadata_lines
+from drive_evals.surds.records import METADATA_FILE, parse_metadata_lines
 from drive_evals.surds.scorer import score_unit
 from drive_evals.surds.scoring import centerness
+from drive_evals.surds.task import surds
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 
 SOURCE = "meta.jsonl"
@@ -199,3 +202,26 @@ def test_repeated_file_name_follows_each_reference() -> None:
 def test_demo_loads_without_warnings(record_order: str) -> None:
     built = load_surds(open_snapshot("demo", "surds"), list(SUBSETS), record_order)
     assert built.summary["data_warnings"] == {}
+
+
+def test_task_records_warnings_in_its_metadata(tmp_path: Path) -> None:
+    """Through the task: a repeated line and an unread NaN load, and the log's task metadata counts them."""
+    # the first line gets a NaN in a field never read, and a clean copy of it is appended
+    root = tmp_path / "surds"
+    shutil.copytree(demo_dir("surds"), root)
+    metadata = root / METADATA_FILE
+    lines = metadata.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["xyz3Ds"] = [[math.nan, 0.0, 0.0]] * len(first["descs"])
+    metadata.write_text("\n".join([json.dumps(first), *lines[1:], lines[0]]) + "\n")
+    for record_order in RECORD_ORDERS:
+        task = surds(data=str(root), record_order=record_order)
+        assert task.metadata is not None
+        warnings = task.metadata["data_warnings"]
+        assert warnings["repeated_file_name"]["count"] == 1
+        if record_order == "metadata":  # both lines are records
+            assert warnings["unread_value"]["count"] == len(first["descs"])
+            assert task.metadata["records"] == len(lines) + 1
+        else:  # the image's last line, the clean copy, replaces the first
+            assert "unread_value" not in warnings
+            assert task.metadata["records"] == len(lines)

@@ -1,9 +1,10 @@
-"""The official seed-42 construction of SURDS evaluation units from metadata records (pure functions).
+"""The official seed-42 construction of SURDS evaluation units from metadata records.
 
 This reproduces `hfdata_to_eval_vqa.py` of github.com/XiandaGuo/Drive-MLLM at commit 7895f99 and evalscope
 1.14.1's `build_official_vqa_records`: one `random.Random(42)`, consumed in exactly the published order.
 Pass 1 turns every object pair of every multi-object record into a distance, a left_right and a front_behind
 unit (no draws). Then P single-object records are drawn and each gives a yaw, an xy2d and a depth unit.
+Knowing which values that reads, `build_units` also sorts the records' anomalies into errors and warnings.
 """
 
 from __future__ import annotations
