@@ -29,7 +29,7 @@ TEXT_FIELDS = ("idx", "question", "final_answer", "steps")
 REPEATED_IDX = "repeated_idx"
 REPEATED_IDX_MEANING = (
     "a second record with the same idx; every record is evaluated, as the official script does, and the repeats "
-    "get the sample id suffix -2, -3, ..."
+    "get the sample id suffixes -2, -3 and so on"
 )
 EMPTY_QUESTION = "empty_question"
 EMPTY_QUESTION_MEANING = "an empty question; asked as it is, as the official inference does"
