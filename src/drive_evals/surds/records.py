@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -76,8 +76,6 @@ class SurdsRecord:
         return f"{self.source}:{self.line}"
 
 
-_UNUSED_FIELD_WIDTHS = {"xyz3Ds": 3, "categories": None, "yaws": 0}
-"""Never read by the construction: checked (width of a vector, None = a string, 0 = a number) for warnings only."""
 NAN = math.nan
 
 
@@ -93,6 +91,14 @@ def _vector(value: object, width: int) -> tuple[float, ...] | None:
         return None
     numbers = [_number(item) for item in value]
     return None if any(n is None for n in numbers) else tuple(n for n in numbers if n is not None)
+
+
+_UNUSED_FIELDS: dict[str, Callable[[object], bool]] = {
+    "xyz3Ds": lambda value: _vector(value, 3) is not None,
+    "categories": lambda value: isinstance(value, str),
+    "yaws": lambda value: _number(value) is not None,
+}
+"""Fields the construction never reads, with the test of a well-formed entry: checked for warnings only."""
 
 
 class _LineChecker:
@@ -158,16 +164,12 @@ class _LineChecker:
                 self.note(field, obj, f"empty text {value!r}", "empty_description")
         return tuple(converted)
 
-    def unused(self, raw: dict[str, object], field: str, width: int | None) -> None:
+    def unused(self, raw: dict[str, object], field: str, well_formed: Callable[[object], bool]) -> None:
         """A field the construction never reads: checked when present, so a broken file is still reported."""
         if field not in raw:
             return
         for obj, value in self.entries(raw, field):
-            if width is None:
-                ok = isinstance(value, str)
-            else:
-                ok = _number(value) is not None if width == 0 else _vector(value, width) is not None
-            if not ok:
+            if not well_formed(value):
                 self.note(field, obj, f"unexpected value {value!r}")
 
 
@@ -192,8 +194,8 @@ def parse_record(raw: object, line: int, source: str = METADATA_FILE) -> SurdsRe
     boxes = check.vectors(raw, "bboxes2D", 4)
     depths = check.numbers(raw, "depths")
     distances = check.numbers(raw, "distances")
-    for field, width in _UNUSED_FIELD_WIDTHS.items():
-        check.unused(raw, field, width)
+    for field, well_formed in _UNUSED_FIELDS.items():
+        check.unused(raw, field, well_formed)
     return SurdsRecord(
         line=line,
         file_name=str(file_name),
