@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +17,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
+from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
+from drive_evals.drivelmm_o1.mcq import NO_LETTER, official_letter
+from drive_evals.drivelmm_o1.metrics import MCQ_GOLD_UNREADABLE
 from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
 from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
 from drive_evals.errors import DataValidationError, ParameterError
@@ -191,10 +195,37 @@ def frame_images(
     return parts
 
 
-def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
+def sample_id(idx: str, occurrence: int = 1) -> str:
+    """`drivelmm-<idx>`; the n-th record with an idx already seen gets `-n` (unique and stable in file order; no
+    real idx ends that way, its last `_` field is a number)."""
+    return f"drivelmm-{idx}" if occurrence == 1 else f"drivelmm-{idx}-{occurrence}"
+
+
+def occurrences(records: Sequence[O1Record]) -> list[int]:
+    """For each record, how many records up to and including it share its idx (1 for all but repeats)."""
+    seen: Counter[str] = Counter()
+    counts: list[int] = []
+    for record in records:
+        seen[record.idx] += 1
+        counts.append(seen[record.idx])
+    return counts
+
+
+MCQ_GOLD_UNREADABLE_MEANING = (
+    "a multiple-choice gold answer with no option letter; under the official rule every reply without a readable "
+    "letter counts as correct on it (counted in the metric mcq_gold_unreadable_count)"
+)
+
+
+def gold_unreadable(record: O1Record) -> bool:
+    """An MCQ item whose gold gives no letter by the official rule (`none == none` then counts as correct)."""
+    return record.mcq and official_letter(record.final_answer) == NO_LETTER
+
+
+def record_to_sample(record: O1Record, images: list[Content], occurrence: int = 1) -> Sample:
     """Official layout `model_prompt + "\\n<image>\\n" + question.strip()`, the image(s) where `<image>` stands."""
     return Sample(
-        id=f"drivelmm-{record.idx}",
+        id=sample_id(record.idx, occurrence),
         input=[
             ChatMessageUser(
                 content=[
@@ -211,6 +242,7 @@ def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
             "question_number": record.question_number,
             "mcq": record.mcq,
             "mcq_by_text": record.mcq_by_text,
+            MCQ_GOLD_UNREADABLE: gold_unreadable(record),
             "question": record.question,
             "steps": record.steps,
             "final_answer": record.final_answer,
@@ -221,12 +253,21 @@ def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
 def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None, options: ImageOptions) -> O1Data:
     """Validate the test file and every file it names, build the frames' images, then the samples."""
     test_file, provenance = resolve_test_file(data, revision)
-    records = load_records(test_file)
+    warnings = DataWarnings("DriveLMM-o1")
+    records = load_records(test_file, warnings)
+    for record in records:
+        if gold_unreadable(record):
+            warnings.add(
+                MCQ_GOLD_UNREADABLE, MCQ_GOLD_UNREADABLE_MEANING, f"idx {record.idx!r}: {record.final_answer[:80]!r}"
+            )
     root = resolve_nuscenes_root(data, nuscenes_root)
     paths = check_files(records, root, options.lidar)
     verify_manifest(root, list(paths))
     images = frame_images(records, paths, options)
-    samples = [record_to_sample(record, images[record.frame]) for record in records]
+    samples = [
+        record_to_sample(record, images[record.frame], occurrence)
+        for record, occurrence in zip(records, occurrences(records), strict=True)
+    ]
     if options.blind:
         samples = [blind_sample(sample) for sample in samples]
     disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]
@@ -244,7 +285,9 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
         "nuscenes_root": str(root),
         "blind": options.blind,
         "blind_image": BLIND_IMAGE_DESCRIPTION if options.blind else None,
+        "data_warnings": warnings.summary(),
     }
+    warnings.log(logger)
     logger.info(
         "DriveLMM-o1: %d records over %d frames, %d multiple-choice by the official rule",
         len(records),

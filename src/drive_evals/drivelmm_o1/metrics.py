@@ -24,6 +24,8 @@ MCQ_COUNTED = "mcq_counted"
 MCQ_CORRECT = "mcq_correct"
 MCQ_LENIENT = "mcq_correct_lenient"
 NONE_QUIRK = "mcq_none_quirk"
+MCQ_GOLD_UNREADABLE = "mcq_gold_unreadable"
+"""Sample metadata flag: an MCQ gold answer without an option letter (see dataset.gold_unreadable)."""
 PANEL_KEY = "panel"
 """Score.metadata key holding each judge's twelve criteria (for agreement statistics)."""
 
@@ -87,7 +89,8 @@ def reasoning_metrics() -> Metric:
 @metric
 def mcq_metrics() -> Metric:
     """`mcq_accuracy` by the official rules and denominator (MCQ items that were judged), the lenient diagnostic
-    on the same items, how many items count, and how often the official `none == none` quirk counted as correct."""
+    on the same items, how many items count, how often the official `none == none` quirk counted as correct, and
+    how many counted items have a gold answer without an option letter (where that quirk can fire)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         return {
@@ -95,9 +98,15 @@ def mcq_metrics() -> Metric:
             "mcq_accuracy_lenient": _mean(scores, MCQ_LENIENT, _counted),
             "mcq_items": float(sum(_counted(s) for s in scores)),
             "mcq_none_quirk_count": float(sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
+            "mcq_gold_unreadable_count": float(sum(_gold_unreadable(s) for s in scores if _counted(s))),
         }
 
     return compute
+
+
+def _gold_unreadable(score: SampleScore) -> bool:
+    """The item's gold answer has no option letter (flagged at load): any unreadable reply counts as correct."""
+    return bool((score.sample_metadata or {}).get(MCQ_GOLD_UNREADABLE))
 
 
 @metric

@@ -1,24 +1,45 @@
 """Reading and validating `DriveLMMo1_TEST.json` before any image is built or any model is called.
 
-The file is a JSON list (the official data-prep script wrongly treats it as a dict). Every record is checked
-(schema, six camera paths, a parseable question number, unique `idx`), and all problems are reported together,
-each naming the record's `idx` (or list position) and the field.
+The file is a JSON list (the official data-prep script wrongly treats it as a dict). What the official scripts read
+is checked (the text fields, six camera paths each in its camera's folder, a parseable question number) and all
+errors are reported together, each naming the record's `idx` (or list position) and the field. What they accept
+without harm is a warning (`DataWarnings`): a repeated `idx` (every record is evaluated, as officially), an empty
+question, a malformed `lidar` (unused unless `lidar=true`), and camera paths listed out of order (restored).
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
-from dataclasses import dataclass
+import logging
+import posixpath
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivelmm_o1.mcq import is_mcq_by_number, is_mcq_by_text
 from drive_evals.errors import DataValidationError
+
+logger = logging.getLogger(__name__)
 
 TEST_FILE = "DriveLMMo1_TEST.json"
 CAMERAS = ("CAM_FRONT_LEFT", "CAM_FRONT", "CAM_FRONT_RIGHT", "CAM_BACK_RIGHT", "CAM_BACK", "CAM_BACK_LEFT")
 """The order of a record's `image` list, which is also the 2x3 grid order (top row, then bottom row)."""
 TEXT_FIELDS = ("idx", "question", "final_answer", "steps")
+
+REPEATED_IDX = "repeated_idx"
+REPEATED_IDX_MEANING = (
+    "a second record with the same idx; every record is evaluated, as the official script does, and the repeats "
+    "get the sample id suffixes -2, -3 and so on"
+)
+EMPTY_QUESTION = "empty_question"
+EMPTY_QUESTION_MEANING = "an empty question; asked as it is, as the official inference does"
+BAD_LIDAR = "malformed_lidar"
+BAD_LIDAR_MEANING = "a 'lidar' that is not a string; unused (lidar=true needs it and then stops)"
+CAMERA_ORDER = "camera_order_restored"
+CAMERA_ORDER_MEANING = (
+    "camera paths listed out of the CAM_FRONT_LEFT, CAM_FRONT, CAM_FRONT_RIGHT, CAM_BACK_RIGHT, CAM_BACK, "
+    "CAM_BACK_LEFT order; put in that order by their folder names, so the grid and the view labels are right"
+)
 
 
 @dataclass(frozen=True)
@@ -42,8 +63,9 @@ class O1Record:
     """Multiple-choice by the question text (`Choose from the following answers only`); reported when it differs."""
 
 
-def parse_record(raw: object, position: int) -> O1Record | list[str]:
-    """Validate one decoded record; return it or the problems found."""
+def parse_record(raw: object, position: int, warnings: DataWarnings | None = None) -> O1Record | list[str]:
+    """Validate one decoded record; return it or the problems found (warnings go to `warnings`)."""
+    warnings = DataWarnings("DriveLMM-o1") if warnings is None else warnings
     if not isinstance(raw, dict):
         return [f"record {position}: expected a JSON object, got {type(raw).__name__}"]
     name = raw.get("idx")
@@ -53,8 +75,6 @@ def parse_record(raw: object, position: int) -> O1Record | list[str]:
         for field in TEXT_FIELDS
         if not isinstance(raw.get(field), str)
     ]
-    if not problems and not str(raw["question"]).strip():
-        problems.append(f"{where}: field 'question': empty")
     frame, number = _split_idx(name)
     if isinstance(name, str) and number is None:
         problems.append(f"{where}: field 'idx': expected '<frame tokens>_<question number>'")
@@ -63,23 +83,54 @@ def parse_record(raw: object, position: int) -> O1Record | list[str]:
         problems.append(f"{where}: field 'image': expected a list of {len(CAMERAS)} paths, got {images!r}"[:300])
     elif not all(isinstance(path, str) and path for path in images):
         problems.append(f"{where}: field 'image': every entry must be a non-empty path")
-    lidar = raw.get("lidar")
-    if lidar is not None and not isinstance(lidar, str):
-        problems.append(f"{where}: field 'lidar': expected a string, got {type(lidar).__name__}")
+    else:
+        images, problem = camera_order(where, [str(path) for path in images], warnings)
+        problems.extend([problem] if problem else [])
     if problems or number is None or not isinstance(images, list):
         return problems
+    if not str(raw["question"]).strip():
+        warnings.add(EMPTY_QUESTION, EMPTY_QUESTION_MEANING, f"{where}: field 'question' is empty")
+    lidar = raw.get("lidar")
+    if lidar is not None and not isinstance(lidar, str):
+        warnings.add(BAD_LIDAR, BAD_LIDAR_MEANING, f"{where}: field 'lidar': got {type(lidar).__name__}")
+        lidar = None
     return O1Record(
         position=position,
         idx=str(name),
         frame=frame,
         question_number=number,
-        images=tuple(str(path) for path in images),
+        images=tuple(images),
         question=str(raw["question"]),
         final_answer=str(raw["final_answer"]),
         steps=str(raw["steps"]),
         lidar=lidar or None,
         mcq=is_mcq_by_number(str(name)),
         mcq_by_text=is_mcq_by_text(str(raw["question"])),
+    )
+
+
+def camera_folder(path: str) -> str:
+    """The folder a nuScenes keyframe lies in, which names its camera: `samples/CAM_FRONT/x.jpg` -> `CAM_FRONT`."""
+    return posixpath.basename(posixpath.dirname(path.replace("\\", "/")))
+
+
+def camera_order(where: str, images: list[str], warnings: DataWarnings) -> tuple[list[str], str | None]:
+    """The six paths in `CAMERAS` order, checked by folder name: (paths, None), or (paths, the error).
+
+    The grid and the `views` labels place images by list position, so position i must hold camera i. Paths that
+    hold each camera exactly once are put in order (with a warning); any other mismatch cannot be restored.
+    """
+    folders = [camera_folder(path) for path in images]
+    if folders == list(CAMERAS):
+        return images, None
+    if sorted(folders) == sorted(CAMERAS):
+        warnings.add(CAMERA_ORDER, CAMERA_ORDER_MEANING, f"{where}: folders in the order {folders}")
+        return [images[folders.index(camera)] for camera in CAMERAS], None
+    wrong = [f"{i} ({CAMERAS[i]}) is in {folder!r}" for i, folder in enumerate(folders) if folder != CAMERAS[i]]
+    return images, (
+        f"{where}: field 'image': each position must lie in its camera's folder (samples/{CAMERAS[0]}/... first, "
+        f"order {', '.join(CAMERAS)}), but position {'; '.join(wrong)}, and the folders do not hold each camera "
+        "once, so the order cannot be restored"
     )
 
 
@@ -90,28 +141,51 @@ def _split_idx(idx: object) -> tuple[str, int | None]:
     return (frame, int(number)) if frame and number.isdecimal() else (frame, None)
 
 
-def parse_records(raw: object, source: str) -> list[O1Record]:
-    """Validate the whole test file; raise one `DataValidationError` listing every problem."""
+def parse_records(raw: object, source: str, warnings: DataWarnings | None = None) -> list[O1Record]:
+    """Validate the whole test file; raise one `DataValidationError` listing every problem.
+
+    Warnings go to `warnings`; without one they are logged here.
+    """
+    own_warnings = warnings is None
+    warnings = DataWarnings("DriveLMM-o1") if warnings is None else warnings
     if not isinstance(raw, list):
         raise DataValidationError(source, [f"{source}: expected a JSON list of records, got {type(raw).__name__}"])
     records: list[O1Record] = []
     problems: list[str] = []
     for position, item in enumerate(raw):
-        parsed = parse_record(item, position)
+        parsed = parse_record(item, position, warnings)
         if isinstance(parsed, list):
             problems.extend(parsed)
         else:
             records.append(parsed)
-    duplicates = [idx for idx, count in Counter(r.idx for r in records).items() if count > 1]
-    problems.extend(f"idx {idx!r}: duplicated" for idx in duplicates)
+    _warn_repeated_idx(records, warnings)
     if not raw:
         problems.append(f"{source}: no records")
     if problems:
         raise DataValidationError(source, problems)
+    if own_warnings:
+        warnings.log(logger)
     return records
 
 
-def load_records(path: Path) -> list[O1Record]:
+def _warn_repeated_idx(records: list[O1Record], warnings: DataWarnings) -> None:
+    """Every repeat is evaluated on its own record. The official scorer keys the ground truth by idx, so it would
+    judge every repeat against the LAST such record: the example says when the repeats differ."""
+    first: dict[str, O1Record] = {}
+    for record in records:
+        earlier = first.setdefault(record.idx, record)
+        if earlier is record:
+            continue
+        same = replace(record, position=earlier.position) == earlier
+        note = "identical" if same else "differs (the official scorer would use the last one's ground truth)"
+        warnings.add(
+            REPEATED_IDX,
+            REPEATED_IDX_MEANING,
+            f"record {record.position}: idx {record.idx!r} repeats record {earlier.position}; {note}",
+        )
+
+
+def load_records(path: Path, warnings: DataWarnings | None = None) -> list[O1Record]:
     """Read and validate a DriveLMM-o1 test file."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -119,4 +193,4 @@ def load_records(path: Path) -> list[O1Record]:
         raise DataValidationError(str(path), [f"{path}: not found"]) from error
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise DataValidationError(str(path), [f"{path}: not valid JSON ({error})"]) from error
-    return parse_records(raw, str(path))
+    return parse_records(raw, str(path), warnings)

@@ -21,6 +21,7 @@ from drive_evals.drivelmm_o1.metrics import (
     JUDGED,
     MCQ_CORRECT,
     MCQ_COUNTED,
+    MCQ_GOLD_UNREADABLE,
     MCQ_LENIENT,
     NONE_QUIRK,
     PANEL_KEY,
@@ -67,7 +68,19 @@ def mcq_values(counted: bool, official: MCQResult, lenient: MCQResult) -> dict[s
     }
 
 
-def explain(judgements: Sequence[Judgement], is_mcq: bool, official: MCQResult, lenient: MCQResult) -> str:
+GOLD_UNREADABLE_NOTE = (
+    "**Gold answer without an option letter**: the official rule reads no letter from it, so any reply without a "
+    "readable letter counts as correct here."
+)
+
+
+def explain(
+    judgements: Sequence[Judgement],
+    is_mcq: bool,
+    official: MCQResult,
+    lenient: MCQResult,
+    gold_unreadable: bool = False,
+) -> str:
     parts = []
     for judgement in judgements:
         parse = judgement.parse
@@ -83,6 +96,8 @@ def explain(judgements: Sequence[Judgement], is_mcq: bool, official: MCQResult, 
             f"{verdict}{quirk}. "
             f"Lenient diagnostic: model `{lenient.model_letter}`: {'correct' if lenient.correct else 'wrong'}."
         )
+        if gold_unreadable:
+            parts.append(GOLD_UNREADABLE_NOTE)
     return "\n\n".join(parts)
 
 
@@ -128,7 +143,7 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
         return Score(
             value=values,
             answer=official.final_answer.strip()[:500] or None,
-            explanation=explain(judgements, is_mcq, official, lenient),
+            explanation=explain(judgements, is_mcq, official, lenient, bool(meta.get(MCQ_GOLD_UNREADABLE))),
             reason=GRADER_FAILED if failed else (None if response.strip() else NO_RESPONSE),
             metadata={
                 PANEL_KEY: [

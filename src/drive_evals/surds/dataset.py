@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import posixpath
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -16,14 +17,18 @@ from PIL import Image, UnidentifiedImageError
 
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import Snapshot, inside
+from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
 from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
 from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 
+logger = logging.getLogger(__name__)
+
 RECORD_ORDERS = ("metadata", "sorted")
-"""`metadata`: line order of metadata.jsonl (evalscope); `sorted`: by file_name (official script, datasets<=3.3.2)."""
+"""`metadata`: line order of metadata.jsonl, evalscope's reading; `sorted`: by file_name, the official script's
+reading (datasets<=3.3.2), which also keeps the last line of a repeated image and pools records without objects."""
 
 
 @dataclass(frozen=True)
@@ -144,21 +149,40 @@ def webp_size(path: Path) -> tuple[int, int] | None:
     return None
 
 
-def check_unique_images(records: Sequence[SurdsRecord]) -> None:
-    """One metadata line per image, as published. A repeated `file_name` (a metadata file appended to itself, two
-    files concatenated) changes the single-object pool and so which records the seed-42 draw picks: a different
-    benchmark, silently. It is an error naming both lines."""
+REPEATED_FILE_NAME = "repeated_file_name"
+REPEATED_MEANING = {
+    "metadata": "a second metadata line for the same image; both lines are records, as evalscope reads them, "
+    "so the single-object pool and the seed-42 draw change with it",
+    "sorted": "a second metadata line for the same image; its last line wins and the image is one record, as the "
+    "official script's datasets<=3.3.2 loader does",
+}
+
+
+def resolve_repeated_images(records: list[SurdsRecord], record_order: str, warnings: DataWarnings) -> list[SurdsRecord]:
+    """Follow the reference each record order reproduces when two lines name the same image (with a warning).
+
+    evalscope (line order) reads every line as a record. The official script's `datasets<=3.3.2` loader yields one
+    row per image file, whose metadata is the last line naming it (a dict keyed by `file_name`). Newer `datasets`
+    yield one row per line, and the official script then fails its image-count assertion.
+    """
+    last: dict[str, SurdsRecord] = {}
     first_line: dict[str, int] = {}
-    problems: list[str] = []
     for record in records:
         name = posixpath.normpath(record.file_name)
         if name in first_line:
-            where = f"{METADATA_FILE}:{record.line}: file_name {record.file_name!r}"
-            problems.append(f"{where}: the same image as line {first_line[name]}")
+            where = f"{record.where}: file_name {record.file_name!r}"
+            warnings.add(
+                REPEATED_FILE_NAME,
+                REPEATED_MEANING[record_order],
+                f"{where}: the same image as line {first_line[name]}",
+            )
         else:
             first_line[name] = record.line
-    if problems:
-        raise DataValidationError(METADATA_FILE, problems)
+        last[name] = record
+    if record_order != "sorted":
+        return records
+    kept = {id(record) for record in last.values()}
+    return [record for record in records if id(record) in kept]
 
 
 def check_selection(units: dict[str, list[Unit]], subsets: Sequence[str], record_count: int) -> None:
@@ -199,9 +223,10 @@ def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, bl
     `blind` replaces each image by uniform grey (the no-vision control); ids and metadata stay the same.
     """
     snapshot.fetch([METADATA_FILE])
+    warnings = DataWarnings("SURDS")
     records = order_records(load_metadata(snapshot.root), record_order)
-    check_unique_images(records)
-    all_units = build_units(records)
+    records = resolve_repeated_images(records, record_order, warnings)
+    all_units = build_units(records, empty_in_pool=record_order == "sorted", warnings=warnings)
     check_selection(all_units, subsets, len(records))
     selected = [unit for subset in subsets for unit in all_units[subset]]
     files = [name for name in image_files(selected) if inside(snapshot.root, name) is not None]
@@ -223,5 +248,7 @@ def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, bl
         "data": snapshot.provenance(),
         "blind": blind,
         "blind_image": BLIND_IMAGE_DESCRIPTION if blind else None,
+        "data_warnings": warnings.summary(),
     }
+    warnings.log(logger)
     return SurdsData(MemoryDataset(samples, name="surds", shuffled=False), summary)

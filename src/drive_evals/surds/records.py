@@ -1,17 +1,20 @@
-"""Reading and validating SURDS `validation/metadata.jsonl` before anything is built or paid for.
+"""Reading SURDS `validation/metadata.jsonl` before anything is built or paid for.
 
-Every line is checked against the official schema (per-object parallel lists, known yaw labels, finite numbers,
-at least one object). All problems are collected and reported together, each naming the line and the field, so
-a user fixes a broken file in one pass and a run never starts half-valid.
+Only what every reader of the file needs is an error here: a line that is not a JSON object, a missing
+`file_name`, a `descs` that is not a list (its length decides how the official construction uses the record).
+Every other problem (a malformed, non-finite or missing per-object value, an unknown yaw label, a list longer or
+shorter than `descs`) is kept on the record as an `Anomaly` with a placeholder value. `units.build_units` knows
+which values the official construction reads: an anomaly there is an error, anywhere else a warning.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from drive_evals.errors import DataValidationError
 
@@ -26,10 +29,30 @@ YAW_LABELS = frozenset(["North", "South", "East", "West", "Northeast", "Southeas
 MAX_REPORTED_ERRORS = 50
 """A broken file can have thousands of bad lines; the first ones are enough to act on."""
 
+AnomalyKind = Literal["malformed", "length", "unknown_yaw_label", "empty_description"]
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """One problem with one per-object value (or with a whole list, `obj=None`), found while reading a line."""
+
+    field: str
+    obj: int | None
+    """The object index; None for the list as a whole (entries beyond the object count, never read)."""
+    message: str
+    """Names the file, line, field and object."""
+    kind: AnomalyKind = "malformed"
+    spares_x: bool = False
+    """`xy2Ds` only: the x coordinate, all that a pair unit reads, is still a finite number."""
+
 
 @dataclass(frozen=True)
 class SurdsRecord:
-    """One metadata line: one image and its annotated objects (only the fields SURDS uses)."""
+    """One metadata line: one image and its annotated objects (only the fields SURDS uses).
+
+    A value with an anomaly holds a placeholder (NaN, or an empty string) and is never used: the construction
+    refuses a record whose read values have anomalies.
+    """
 
     line: int
     """1-based line number in metadata.jsonl, for error messages."""
@@ -40,102 +63,155 @@ class SurdsRecord:
     yaw_descs: tuple[str, ...]
     depths: tuple[float, ...]
     distances: tuple[float, ...]
+    anomalies: tuple[Anomaly, ...] = ()
+    source: str = METADATA_FILE
 
     @property
     def object_count(self) -> int:
         return len(self.descs)
 
+    @property
+    def where(self) -> str:
+        """`<file>:<line>`, the start of every message about this record."""
+        return f"{self.source}:{self.line}"
 
-_USED_LIST_FIELDS = ("descs", "xy2Ds", "bboxes2D", "yaw_descs", "depths", "distances")
-_UNUSED_LIST_FIELDS = ("xyz3Ds", "categories", "yaws")
+
+NAN = math.nan
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _number(value: object) -> float | None:
+    """A finite JSON number (not a boolean) as float, else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _vector(value: object, width: int) -> tuple[float, ...] | None:
+    if not isinstance(value, list) or len(value) != width:
+        return None
+    numbers = [_number(item) for item in value]
+    return None if any(n is None for n in numbers) else tuple(n for n in numbers if n is not None)
+
+
+_UNUSED_FIELDS: dict[str, Callable[[object], bool]] = {
+    "xyz3Ds": lambda value: _vector(value, 3) is not None,
+    "categories": lambda value: isinstance(value, str),
+    "yaws": lambda value: _number(value) is not None,
+}
+"""Fields the construction never reads, with the test of a well-formed entry: checked for warnings only."""
 
 
 class _LineChecker:
-    """Collects the problems of one metadata line, each prefixed with the line and field."""
+    """Reads the per-object lists of one metadata line, noting each problem as an `Anomaly`."""
 
-    def __init__(self, source: str, line: int) -> None:
+    def __init__(self, source: str, line: int, count: int) -> None:
         self.prefix = f"{source}:{line}"
-        self.problems: list[str] = []
+        self.count = count
+        self.anomalies: list[Anomaly] = []
 
-    def fail(self, field: str, message: str) -> None:
-        self.problems.append(f"{self.prefix}: field '{field}': {message}")
+    def note(self, field: str, obj: int | None, message: str, kind: AnomalyKind = "malformed", **flags: bool) -> None:
+        where = f"object {obj}: " if obj is not None else ""
+        self.anomalies.append(Anomaly(field, obj, f"{self.prefix}: field '{field}': {where}{message}", kind, **flags))
 
-    def vectors(self, field: str, values: Sequence[object], width: int) -> list[tuple[float, ...]]:
-        """Check that every entry is a list of `width` finite numbers and convert them."""
-        converted: list[tuple[float, ...]] = []
-        for index, value in enumerate(values):
-            if not isinstance(value, list) or len(value) != width or not all(map(_is_number, value)):
-                self.fail(field, f"object {index}: expected a list of {width} finite numbers, got {value!r}")
+    def entries(self, raw: dict[str, object], field: str) -> list[tuple[int, object]]:
+        """(object index, value) for each entry present; a missing field or entry and extra entries are noted."""
+        value = raw.get(field)
+        if not isinstance(value, list):
+            state = "missing" if value is None else f"not a list (got {type(value).__name__})"
+            for obj in range(self.count):
+                self.note(field, obj, f"no value: the field is {state}", "length")
+            return []
+        if len(value) > self.count:
+            self.note(field, None, f"has {len(value)} entries but 'descs' has {self.count}", "length")
+        for obj in range(len(value), self.count):
+            self.note(field, obj, f"no value: the list has {len(value)} entries but 'descs' has {self.count}", "length")
+        return list(enumerate(value[: self.count]))
+
+    def numbers(self, raw: dict[str, object], field: str) -> tuple[float, ...]:
+        converted = [NAN] * self.count
+        for obj, value in self.entries(raw, field):
+            number = _number(value)
+            if number is None:
+                self.note(field, obj, f"expected a finite number, got {value!r}")
             else:
-                converted.append(tuple(float(item) for item in value))
+                converted[obj] = number
+        return tuple(converted)
+
+    def vectors(self, raw: dict[str, object], field: str, width: int) -> list[tuple[float, ...]]:
+        converted: list[tuple[float, ...]] = [(NAN,) * width] * self.count
+        for obj, value in self.entries(raw, field):
+            vector = _vector(value, width)
+            if vector is not None:
+                converted[obj] = vector
+                continue
+            x = _number(value[0]) if isinstance(value, list) and value else None
+            message = f"expected a list of {width} finite numbers, got {value!r}"
+            self.note(field, obj, message, spares_x=x is not None)
+            converted[obj] = (NAN if x is None else x, *(NAN,) * (width - 1))
         return converted
 
-    def scalars(self, field: str, values: Sequence[object]) -> list[float]:
-        """Check that every entry is a finite number and convert them."""
-        converted: list[float] = []
-        for index, value in enumerate(values):
-            if isinstance(value, (int, float)) and _is_number(value):
-                converted.append(float(value))
-            else:
-                self.fail(field, f"object {index}: expected a finite number, got {value!r}")
-        return converted
+    def texts(self, raw: dict[str, object], field: str, labels: frozenset[str] | None = None) -> tuple[str, ...]:
+        """Strings; with `labels`, only those (an unknown label is its own kind of anomaly)."""
+        converted = [""] * self.count
+        for obj, value in self.entries(raw, field):
+            if not isinstance(value, str):
+                self.note(field, obj, f"expected a string, got {value!r}")
+                continue
+            converted[obj] = value
+            if labels is not None and value not in labels:
+                self.note(field, obj, f"unknown label {value!r} (known: {sorted(labels)})", "unknown_yaw_label")
+            elif labels is None and not value.strip():
+                self.note(field, obj, f"empty text {value!r}", "empty_description")
+        return tuple(converted)
+
+    def unused(self, raw: dict[str, object], field: str, well_formed: Callable[[object], bool]) -> None:
+        """A field the construction never reads: checked when present, so a broken file is still reported."""
+        if field not in raw:
+            return
+        for obj, value in self.entries(raw, field):
+            if not well_formed(value):
+                self.note(field, obj, f"unexpected value {value!r}")
 
 
 def parse_record(raw: object, line: int, source: str = METADATA_FILE) -> SurdsRecord | list[str]:
-    """Validate one decoded metadata line; return the record or the list of problems found."""
-    check = _LineChecker(source, line)
+    """Read one decoded metadata line; return the record (anomalies attached) or the errors that stop any use."""
+    prefix = f"{source}:{line}"
     if not isinstance(raw, dict):
-        return [f"{check.prefix}: expected a JSON object, got {type(raw).__name__}"]
+        return [f"{prefix}: expected a JSON object, got {type(raw).__name__}"]
     file_name = raw.get("file_name")
+    descs = raw.get("descs")
+    problems = []
     if not isinstance(file_name, str) or not file_name:
-        check.fail("file_name", f"expected a non-empty string, got {file_name!r}")
-    lists: dict[str, list[object]] = {}
-    for field in _USED_LIST_FIELDS:
-        value = raw.get(field)
-        if not isinstance(value, list):
-            check.fail(field, f"missing or not a list (got {type(value).__name__})")
-        else:
-            lists[field] = value
-    if check.problems:
-        return check.problems
-    count = len(lists["descs"])
-    if count == 0:
-        check.fail("descs", "record has no objects")
-    for field in (*_USED_LIST_FIELDS, *_UNUSED_LIST_FIELDS):
-        value = raw.get(field)
-        if isinstance(value, list) and len(value) != count:
-            check.fail(field, f"has {len(value)} entries but 'descs' has {count}")
-    if check.problems:
-        return check.problems
-    if not all(isinstance(desc, str) and desc.strip() for desc in lists["descs"]):
-        check.fail("descs", "every description must be a non-empty string")
-    for index, label in enumerate(lists["yaw_descs"]):
-        if label not in YAW_LABELS:
-            check.fail("yaw_descs", f"object {index}: unknown label {label!r} (known: {sorted(YAW_LABELS)})")
-    points = check.vectors("xy2Ds", lists["xy2Ds"], 2)
-    boxes = check.vectors("bboxes2D", lists["bboxes2D"], 4)
-    depths = check.scalars("depths", lists["depths"])
-    distances = check.scalars("distances", lists["distances"])
-    if check.problems:
-        return check.problems
+        problems.append(f"{prefix}: field 'file_name': expected a non-empty string, got {file_name!r}")
+    if not isinstance(descs, list):
+        problems.append(f"{prefix}: field 'descs': missing or not a list (got {type(descs).__name__})")
+    if problems or not isinstance(descs, list):
+        return problems
+    check = _LineChecker(source, line, len(descs))
+    texts = check.texts(raw, "descs")
+    yaw_descs = check.texts(raw, "yaw_descs", YAW_LABELS)
+    points = check.vectors(raw, "xy2Ds", 2)
+    boxes = check.vectors(raw, "bboxes2D", 4)
+    depths = check.numbers(raw, "depths")
+    distances = check.numbers(raw, "distances")
+    for field, well_formed in _UNUSED_FIELDS.items():
+        check.unused(raw, field, well_formed)
     return SurdsRecord(
         line=line,
         file_name=str(file_name),
-        descs=tuple(str(desc) for desc in lists["descs"]),
+        descs=texts,
         xy2ds=tuple((x, y) for x, y in points),
         bboxes=tuple((x0, y0, x1, y1) for x0, y0, x1, y1 in boxes),
-        yaw_descs=tuple(str(label) for label in lists["yaw_descs"]),
-        depths=tuple(depths),
-        distances=tuple(distances),
+        yaw_descs=yaw_descs,
+        depths=depths,
+        distances=distances,
+        anomalies=tuple(check.anomalies),
+        source=source,
     )
 
 
 def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> list[SurdsRecord]:
-    """Parse and validate every line, raising one `DataValidationError` that lists all problems."""
+    """Parse every line, raising one `DataValidationError` that lists all the errors (anomalies stay on records)."""
     records: list[SurdsRecord] = []
     problems: list[str] = []
     for line_number, text in enumerate(lines, start=1):
@@ -159,7 +235,7 @@ def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> l
 
 
 def load_metadata(snapshot: Path) -> list[SurdsRecord]:
-    """Read and validate `validation/metadata.jsonl` of a snapshot directory."""
+    """Read `validation/metadata.jsonl` of a snapshot directory."""
     path = snapshot / METADATA_FILE
     if not path.is_file():
         raise DataValidationError(

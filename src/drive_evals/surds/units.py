@@ -1,18 +1,22 @@
-"""The official seed-42 construction of SURDS evaluation units from metadata records (pure functions).
+"""The official seed-42 construction of SURDS evaluation units from metadata records.
 
 This reproduces `hfdata_to_eval_vqa.py` of github.com/XiandaGuo/Drive-MLLM at commit 7895f99 and evalscope
 1.14.1's `build_official_vqa_records`: one `random.Random(42)`, consumed in exactly the published order.
 Pass 1 turns every object pair of every multi-object record into a distance, a left_right and a front_behind
 unit (no draws). Then P single-object records are drawn and each gives a yaw, an xy2d and a depth unit.
+Knowing which values that reads, `build_units` also sorts the records' anomalies into errors and warnings.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from math import comb
 
+from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError
 from drive_evals.surds.prompts import (
     DEPTH_TEMPLATE,
@@ -22,7 +26,9 @@ from drive_evals.surds.prompts import (
     XY2D_TEMPLATE,
     YAW_TEMPLATE,
 )
-from drive_evals.surds.records import SurdsRecord
+from drive_evals.surds.records import MAX_REPORTED_ERRORS, Anomaly, AnomalyKind, SurdsRecord
+
+logger = logging.getLogger(__name__)
 
 SUBSETS: tuple[str, ...] = ("yaw", "xy2d", "depth", "distance", "left_right", "front_behind")
 """The six SURDS tasks, in the official order."""
@@ -230,16 +236,23 @@ def _as_official_number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def build_units(records: Sequence[SurdsRecord]) -> dict[str, list[Unit]]:
-    """All units per subset, exactly as the official construction makes them for this record order."""
-    units: dict[str, list[Unit]] = {subset: [] for subset in SUBSETS}
-    for index, record in enumerate(records):
-        if record.object_count > 1:
-            for first, second in combinations(range(record.object_count), 2):
-                for unit in _pair_units(index, record, first, second):
-                    units[unit.subset].append(unit)
-    pair_count = len(units["distance"])
-    pool = [index for index, record in enumerate(records) if record.object_count == 1]
+def build_units(
+    records: Sequence[SurdsRecord], empty_in_pool: bool = False, warnings: DataWarnings | None = None
+) -> dict[str, list[Unit]]:
+    """All units per subset, exactly as the official construction makes them for this record order.
+
+    `empty_in_pool`: records with no objects join the single-object pool, as in the official script (evalscope
+    leaves them out). Anomalies in values the construction reads are one `DataValidationError`; the others, and
+    what the official code does without complaint, go to `warnings` (logged here when none is given).
+    """
+    own_warnings = warnings is None
+    warnings = DataWarnings("SURDS") if warnings is None else warnings
+    pair_count = sum(comb(record.object_count, 2) for record in records if record.object_count > 1)
+    pool = [
+        index
+        for index, record in enumerate(records)
+        if record.object_count == 1 or (empty_in_pool and record.object_count == 0)
+    ]
     if len(pool) < pair_count:
         raise DataValidationError(
             "metadata",
@@ -249,7 +262,89 @@ def build_units(records: Sequence[SurdsRecord]) -> dict[str, list[Unit]]:
             ],
         )
     rng = random.Random(SEED)
-    for index in sorted(rng.sample(pool, pair_count)):
+    chosen = sorted(rng.sample(pool, pair_count))
+    check_reads(records, chosen, empty_in_pool, warnings)
+    units: dict[str, list[Unit]] = {subset: [] for subset in SUBSETS}
+    for index, record in enumerate(records):
+        if record.object_count > 1:
+            for first, second in combinations(range(record.object_count), 2):
+                for unit in _pair_units(index, record, first, second):
+                    units[unit.subset].append(unit)
+    for index in chosen:
         for unit in _single_units(index, records[index], rng):
             units[unit.subset].append(unit)
+    if own_warnings:
+        warnings.log(logger)
     return units
+
+
+PAIR_READS = frozenset({"descs", "xy2Ds", "depths", "distances"})
+"""Fields read for every object of a multi-object record (of `xy2Ds`, only x)."""
+SINGLE_READS = frozenset({"descs", "yaw_descs", "xy2Ds", "bboxes2D", "depths"})
+"""Fields read for object 0 of a drawn single-object record."""
+
+WARNING_KINDS: dict[AnomalyKind, tuple[str, str]] = {
+    "malformed": ("unread_value", "a malformed or non-finite value the official construction never reads; ignored"),
+    "length": (
+        "list_length_mismatch",
+        "a per-object list longer or shorter than 'descs' whose extra or missing entries are never read; ignored",
+    ),
+    "unknown_yaw_label": (
+        "unknown_yaw_label",
+        "a yaw label outside the eight directions, on an object that is never asked about; ignored",
+    ),
+    "empty_description": (
+        "empty_description",
+        "an object with an empty description; where it is asked about, the prompt says 'the ' as the official one",
+    ),
+}
+EMPTY_RECORD = "record_without_objects"
+EMPTY_RECORD_MEANING = {
+    False: "a record with no objects; left out of the single-object pool, as evalscope does",
+    True: "a record with no objects; in the single-object pool as in the official script, and not drawn",
+}
+INVERTED_BOX = "inverted_box"
+INVERTED_BOX_MEANING = (
+    "an xy2d target box with x1 > x2 or y1 > y2; the official centerness scores every answer 0 on it "
+    "(its inside test never holds), so this unit scores 0 as in the official run"
+)
+
+
+def check_reads(
+    records: Sequence[SurdsRecord], chosen: Sequence[int], empty_in_pool: bool, warnings: DataWarnings
+) -> None:
+    """Raise for anomalies in values the construction reads; turn every other anomaly into a warning."""
+    drawn = set(chosen)
+    errors: list[str] = []
+    for index, record in enumerate(records):
+        if record.object_count == 0:
+            if index in drawn:
+                errors.append(
+                    f"{record.where}: field 'descs': the record has no objects, and the official script draws it "
+                    "into the single-object pool and fails reading its object 0 (record_order=metadata, "
+                    "evalscope's rule, leaves it out)"
+                )
+            else:
+                warnings.add(EMPTY_RECORD, EMPTY_RECORD_MEANING[empty_in_pool], f"{record.where}: no objects")
+        for anomaly in record.anomalies:
+            if anomaly.kind != "empty_description" and _is_read(anomaly, record, index in drawn):
+                errors.append(f"{anomaly.message} (read by the official construction)")
+            else:
+                warnings.add(*WARNING_KINDS[anomaly.kind], anomaly.message)
+        if index in drawn and record.object_count == 1:
+            x1, y1, x2, y2 = record.bboxes[0]
+            if x1 > x2 or y1 > y2:
+                warnings.add(
+                    INVERTED_BOX, INVERTED_BOX_MEANING, f"{record.where}: bboxes2D[0] {list(record.bboxes[0])}"
+                )
+    if errors:
+        raise DataValidationError(records[0].source if records else "metadata", errors, MAX_REPORTED_ERRORS)
+
+
+def _is_read(anomaly: Anomaly, record: SurdsRecord, drawn: bool) -> bool:
+    """Whether the official construction reads the value the anomaly is about."""
+    if anomaly.obj is None:
+        return False
+    if record.object_count > 1:
+        return anomaly.field in PAIR_READS and not (anomaly.field == "xy2Ds" and anomaly.spares_x)
+    return drawn and anomaly.field in SINGLE_READS
