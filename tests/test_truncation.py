@@ -66,13 +66,13 @@ def test_truncation_metric_pools_all_samples_and_splits_groups() -> None:
         sample_score(0.0, "depth"),
         sample_score(0.5, "depth"),
     ]
-    assert truncation("subset")(scores) == {
+    assert truncation("subset")(scores) == {  # type: ignore[arg-type]
         "truncated_rate": pytest.approx(1.5 / 4),
         "depth_truncated_rate": pytest.approx(0.25),
         "yaw_truncated_rate": pytest.approx(0.5),
     }
     old = SampleScore(score=Score(value={"score": 1.0}), sample_metadata={"subset": "yaw"})
-    assert truncation()([old]) == {"truncated_rate": 0.0}, "a log scored before the key existed"
+    assert truncation()([old]) == {"truncated_rate": 0.0}, "a log scored before the key existed"  # type: ignore[list-item]
 
 
 def surds_policy(runaway: Callable[[FakeRequest], bool]) -> Callable[[FakeRequest], str]:
