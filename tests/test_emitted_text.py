@@ -16,6 +16,7 @@ from fakeserver.drive import judge_reply, lookup_key, normalise, o1_prompts, sur
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput, get_model
+from inspect_runs import metrics
 
 from drive_evals.drivelmm_o1.prompts import JUDGE_SYSTEM_PROMPT
 from drive_evals.replies import THINK_TAG_SOURCE, emitted_text
@@ -89,12 +90,6 @@ def run(task: str, server: FakeModelServer, tmp_path: Path, task_args: dict[str,
     return log
 
 
-def scorer_metrics(log: EvalLog, scorer: str) -> dict[str, float]:
-    assert log.results is not None
-    (score,) = [s for s in log.results.scores if s.name == scorer]
-    return {name: m.value for name, m in score.metrics.items()}
-
-
 @pytest.mark.parametrize(
     ("template", "expected"),
     [
@@ -113,7 +108,7 @@ def test_surds_scores_the_emitted_text(
     fake_model_server.policy = surds_policy(template)
     samples = ["surds-yaw-000[01]", "surds-depth-000[01]"]
     log = run("drive_evals/surds", fake_model_server, tmp_path, {"subsets": "yaw,depth"}, sample_id=samples)
-    values = scorer_metrics(log, SURDS_SCORER)
+    values = metrics(log, SURDS_SCORER)
     assert (values["yaw"], values["depth"]) == (expected, expected)
     assert values["yaw_valid_rate"] == values["depth_valid_rate"] == 1.0
     assert log.samples is not None and len(log.samples) == UNITS
@@ -142,7 +137,7 @@ def test_drivelmm_o1_judge_and_mcq_read_the_emitted_text(fake_model_server: Fake
     assert log.samples is not None
     mcq = [s for s in log.samples if s.metadata["mcq"]]
     assert mcq and all(s.output.completion == "That is my answer." for s in log.samples)
-    assert scorer_metrics(log, O1_SCORER)["mcq_accuracy"] == 1.0
+    assert metrics(log, O1_SCORER)["mcq_accuracy"] == 1.0
     judged = [r for r in fake_model_server.requests if r.system is not None and "LLM Response:" in r.texts[0]]
     assert len(judged) == len(log.samples)
     for request in judged:

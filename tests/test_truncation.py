@@ -16,7 +16,7 @@ from fakeserver.drive import lookup_key, surds_prompts, surds_request_keys
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import SampleScore, Score
-from inspect_runs import only_log, run_inspect
+from inspect_runs import metrics, only_log, run_inspect
 
 from drive_evals.surds.scorer import INVALID_REASON, NO_RESPONSE_REASON, unit_reason
 from drive_evals.surds.scoring import PromptScore
@@ -113,12 +113,6 @@ def run_surds(server: FakeModelServer, model: str, tmp_path: Path) -> EvalLog:
     return log
 
 
-def scorer_metrics(log: EvalLog, scorer: str) -> dict[str, float]:
-    assert log.results is not None
-    (score,) = [s for s in log.results.scores if s.name == scorer]
-    return {name: m.value for name, m in score.metrics.items()}
-
-
 @pytest.mark.parametrize("model", [OPENAI_MODEL, ANTHROPIC_MODEL])
 def test_surds_truncated_units(
     fake_model_server: FakeModelServer, tmp_path: Path, caplog: pytest.LogCaptureFixture, model: str
@@ -127,7 +121,7 @@ def test_surds_truncated_units(
     with caplog.at_level(logging.WARNING, logger="drive_evals"):
         log = run_surds(fake_model_server, model, tmp_path)
     assert {r.config.max_tokens for r in fake_model_server.requests} == {MAX_TOKENS}
-    values = scorer_metrics(log, SURDS_SCORER)
+    values = metrics(log, SURDS_SCORER)
     assert (values["depth_truncated_rate"], values["yaw_truncated_rate"], values["truncated_rate"]) == (1.0, 0.5, 0.75)
     assert (values["depth"], values["depth_valid_rate"]) == (0.0, 0.0), "scored by the official rules: no <answer>"
     assert (values["yaw"], values["yaw_valid_rate"]) == (0.5, 0.5)
@@ -152,7 +146,7 @@ def test_no_warning_at_or_below_one_percent(
     fake_model_server.policy = surds_policy(lambda request: False)
     with caplog.at_level(logging.WARNING, logger="drive_evals"):
         log = run_surds(fake_model_server, OPENAI_MODEL, tmp_path)
-    assert scorer_metrics(log, SURDS_SCORER)["truncated_rate"] == 0.0
+    assert metrics(log, SURDS_SCORER)["truncated_rate"] == 0.0
     assert truncation_warning(log) is None
     assert not [r for r in caplog.records if r.name == "drive_evals.truncation"]
 
@@ -172,7 +166,7 @@ def test_drivelmm_o1_truncated_response(fake_model_server: FakeModelServer, tmp_
         max_retries=1,
     )
     assert log.status == "success", log.error
-    assert scorer_metrics(log, O1_SCORER)["truncated_rate"] == 1.0
+    assert metrics(log, O1_SCORER)["truncated_rate"] == 1.0
     assert log.samples is not None and len(log.samples) == 3
     for sample in log.samples:
         assert sample.output.stop_reason == "max_tokens"

@@ -94,7 +94,8 @@ def describe_truncation(truncated: Sequence[bool]) -> str:
     cut = [str(index) for index, flag in enumerate(truncated) if flag]
     if not cut:
         return ""
-    return f"\n\nPrompt {', '.join(cut)} stopped at the output token limit (`max_tokens`): scored as written."
+    label = "Prompt" if len(cut) == 1 else "Prompts"
+    return f"\n\n{label} {', '.join(cut)} stopped at the output token limit (`max_tokens`): scored as written."
 
 
 @scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions(), truncation("subset")])
