@@ -11,6 +11,7 @@ its results exist. `on_run_end` receives every log of the run with its metrics, 
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import defaultdict
 
@@ -78,10 +79,6 @@ def truncation_warning(log: EvalLog) -> str | None:
     return None
 
 
-@hooks(
-    name="drive_evals_truncation_warning",
-    description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens",
-)
 class TruncationWarning(Hooks):
     """Prints `truncation_warning` for each log of a finished run (other suites' logs are left alone)."""
 
@@ -90,3 +87,17 @@ class TruncationWarning(Hooks):
             message = truncation_warning(log)
             if message is not None:
                 logger.warning(message)
+
+
+@functools.cache
+def enable_truncation_warning() -> None:
+    """Register `TruncationWarning` with Inspect, once per process; each drive_evals task calls this when built.
+
+    Not at import: Inspect imports installed packages' registries when any run starts and announces every hook it
+    finds (`hooks enabled: 1`) before anything else the run prints, parameter errors included, in runs of every
+    suite. Registered while a drive_evals task is built, the hook is silent until that run ends.
+    """
+    hooks(
+        name="drive_evals_truncation_warning",
+        description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens",
+    )(TruncationWarning)
