@@ -3,7 +3,9 @@
 Start one with `with FakeModelServer(policy=fixed_text("B"), fault_plan=FaultPlan(...)) as server:` (or the
 `fake_model_server` fixture, which also sets `server.client_env()`), point a client at `server.openai_base_url`
 or `server.anthropic_base_url`, then assert on `server.requests`, `server.counts` and `server.injected`.
-`FakeModelServer(api_keys={...})` refuses other keys with the API's 401. `drive.py` holds policies that answer the
+`FakeModelServer(api_keys={...})` refuses other keys with the API's 401. A reply longer than the request's
+`max_tokens` (about four characters a token) is cut there and reported as the APIs do (`finish_reason: "length"`,
+`stop_reason: "max_tokens"`). `drive.py` holds policies that answer the
 drive_evals benchmarks (also served in-process as `policy/<name>`); `offline.py` keeps tests off the network.
 
 What Inspect 0.3.285 sends (read from its providers, confirmed by the self-tests):

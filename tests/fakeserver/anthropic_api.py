@@ -49,14 +49,18 @@ class AnthropicMessages:
         """The `count_tokens` answer: the same prompt estimate that message usage reports."""
         return {"input_tokens": prompt_tokens(self._parse(body))}
 
-    def response_body(self, request: FakeRequest, text: str | None, response_id: str) -> dict[str, Any]:
+    def response_body(
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+    ) -> dict[str, Any]:
         content = [] if text is None else [{"type": "text", "text": text}]
         return {
-            **_message(request, response_id, content, stop_reason="end_turn"),
+            **_message(request, response_id, content, stop_reason=_stop_reason(cut)),
             "usage": _usage(request, estimate_tokens(text or "")),
         }
 
-    def stream_events(self, request: FakeRequest, text: str | None, response_id: str) -> list[SseEvent]:
+    def stream_events(
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+    ) -> list[SseEvent]:
         def event(name: str, **fields: Any) -> SseEvent:
             return SseEvent(name, json.dumps({"type": name, **fields}))
 
@@ -73,7 +77,7 @@ class AnthropicMessages:
         events.append(
             event(
                 "message_delta",
-                delta={"stop_reason": "end_turn", "stop_sequence": None},
+                delta={"stop_reason": _stop_reason(cut), "stop_sequence": None},
                 usage={"output_tokens": estimate_tokens(text or "")},
             )
         )
@@ -153,6 +157,10 @@ def _image(source: dict[str, Any], index: int) -> DecodedImage:
         f"{where}: Image does not match the provided media type {media_type}",
     )
     return image
+
+
+def _stop_reason(cut: bool) -> str:
+    return "max_tokens" if cut else "end_turn"
 
 
 def _message(

@@ -32,11 +32,16 @@ class Dialect(Protocol):
         """Normalise a generation request; raise `BadRequest` where the real API answers 400."""
         ...
 
-    def response_body(self, request: FakeRequest, text: str | None, response_id: str) -> dict[str, Any]:
-        """A complete non-streaming response; `text=None` gives a response with no output."""
+    def response_body(
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+    ) -> dict[str, Any]:
+        """A complete non-streaming response; `text=None` gives a response with no output; `cut` reports that
+        the text stopped at `max_tokens`."""
         ...
 
-    def stream_events(self, request: FakeRequest, text: str | None, response_id: str) -> list[SseEvent]:
+    def stream_events(
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+    ) -> list[SseEvent]:
         """The events of a streaming response, as the real API sends them."""
         ...
 

@@ -63,15 +63,19 @@ class OpenAIChat:
             raw=body,
         )
 
-    def response_body(self, request: FakeRequest, text: str | None, response_id: str) -> dict[str, Any]:
-        choices = [] if text is None else [_choice(text)]
+    def response_body(
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+    ) -> dict[str, Any]:
+        choices = [] if text is None else [_choice(text, _finish_reason(cut))]
         return {
             **_envelope(request, response_id, "chat.completion"),
             "choices": choices,
             "usage": _usage(request, text),
         }
 
-    def stream_events(self, request: FakeRequest, text: str | None, response_id: str) -> list[SseEvent]:
+    def stream_events(
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+    ) -> list[SseEvent]:
         def chunk(choices: list[dict[str, Any]], **extra: Any) -> SseEvent:
             body = {**_envelope(request, response_id, "chat.completion.chunk"), "choices": choices, **extra}
             return SseEvent(None, json.dumps(body))
@@ -81,7 +85,7 @@ class OpenAIChat:
             events.append(chunk([_delta({"role": "assistant", "content": ""})]))
             parts = text_chunks(text, STREAM_CHUNK_CHARS)
             events.extend(chunk([_delta({"content": part})]) for part in parts)
-            events.append(chunk([_delta({}, finish_reason="stop")]))
+            events.append(chunk([_delta({}, finish_reason=_finish_reason(cut))]))
         if (request.raw.get("stream_options") or {}).get("include_usage"):
             events.append(chunk([], usage=_usage(request, text)))
         events.append(SseEvent(None, STREAM_DONE))
@@ -136,11 +140,15 @@ def _envelope(request: FakeRequest, response_id: str, kind: str) -> dict[str, An
     }
 
 
-def _choice(text: str) -> dict[str, Any]:
+def _finish_reason(cut: bool) -> str:
+    return "length" if cut else "stop"
+
+
+def _choice(text: str, finish_reason: str) -> dict[str, Any]:
     return {
         "index": 0,
         "message": {"role": "assistant", "content": text, "refusal": None},
-        "finish_reason": "stop",
+        "finish_reason": finish_reason,
         "logprobs": None,
     }
 

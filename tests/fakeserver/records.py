@@ -116,9 +116,19 @@ def decode_data_uri(uri: str) -> DecodedImage:
     return decode_image(data)
 
 
+CHARS_PER_TOKEN = 4
+
+
 def estimate_tokens(text: str) -> int:
     """A rough token count (about four characters a token) so usage numbers are plausible and non-zero."""
-    return max(1, len(text) // 4)
+    return max(1, len(text) // CHARS_PER_TOKEN)
+
+
+def cut_to_limit(text: str, max_tokens: int | None) -> tuple[str, bool]:
+    """The reply as a real API returns it under `max_tokens`: cut to the limit, and whether it was cut."""
+    if max_tokens is None or estimate_tokens(text) <= max_tokens:
+        return text, False
+    return text[: max(max_tokens, 0) * CHARS_PER_TOKEN], True
 
 
 def require(condition: bool, message: str) -> None:

@@ -24,7 +24,7 @@ from .dialect import Dialect, SseEvent
 from .faults import Fault, FaultPlan, InjectedFault
 from .openai_api import OpenAIChat
 from .policies import Policy, echo
-from .records import BadRequest, FakeRequest
+from .records import BadRequest, FakeRequest, cut_to_limit
 
 HOST = "127.0.0.1"
 TEST_API_KEY = "test-key"
@@ -291,14 +291,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._reject(dialect, 400, f"fake server policy raised {type(ex).__name__}: {ex}")
             return
         owner._record_answered(request.key)
-        self._respond(dialect, request, text)
+        # As the real APIs do, a reply longer than `max_tokens` is cut there and reported as stopped at the limit.
+        text, cut = cut_to_limit(text, request.config.max_tokens)
+        self._respond(dialect, request, text, cut)
 
-    def _respond(self, dialect: Dialect, request: FakeRequest, text: str | None) -> None:
+    def _respond(self, dialect: Dialect, request: FakeRequest, text: str | None, cut: bool = False) -> None:
         response_id = self.server.owner._next_response_id()
         if request.config.stream:
-            self._send_stream([e.encode() for e in dialect.stream_events(request, text, response_id)])
+            self._send_stream([e.encode() for e in dialect.stream_events(request, text, response_id, cut)])
         else:
-            self._send_json(200, dialect.response_body(request, text, response_id))
+            self._send_json(200, dialect.response_body(request, text, response_id, cut))
 
     def _serve_fault(self, dialect: Dialect, request: FakeRequest, fault: InjectedFault) -> None:
         plan = self.server.owner.fault_plan

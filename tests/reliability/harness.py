@@ -129,8 +129,8 @@ def metric_values(log: EvalLog) -> dict[str, float]:
 def sample_record(sample: EvalSample, completions: bool = True) -> dict[str, Any]:
     """What a sample's result consists of: every score's value, answer and reason, and the model's completions.
 
-    Inspect's OpenAI provider moves the first `<think>...</think>` block of a reply into a reasoning part, so the
-    completion the scorer reads lacks it; completions are compared without it.
+    Inspect's OpenAI provider moves the first `<think>...</think>` block of a reply into a reasoning part, and the
+    SURDS solver puts it back with its own line breaks; completions are compared without that block.
     """
     scores = sample.scores or {}
     record: dict[str, Any] = {"scores": {n: (s.value, s.answer, s.reason) for n, s in scores.items()}}

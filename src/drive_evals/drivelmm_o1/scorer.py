@@ -33,6 +33,8 @@ from drive_evals.drivelmm_o1.metrics import (
     reasoning_metrics,
 )
 from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score, rubric_table
+from drive_evals.replies import emitted_text, stopped_at_token_limit
+from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 GRADER_FAILED = "grader_failed"
 NO_RESPONSE = "no_response"
@@ -74,6 +76,15 @@ GOLD_UNREADABLE_NOTE = (
 )
 
 
+def response_reason(judge_failed: bool, truncated: bool, response: str) -> str | None:
+    """`grader_failed` (the sample is unjudged) before `truncated` before `no_response`; None otherwise."""
+    if judge_failed:
+        return GRADER_FAILED
+    if truncated:
+        return TRUNCATED_REASON
+    return None if response.strip() else NO_RESPONSE
+
+
 def explain(
     judgements: Sequence[Judgement],
     is_mcq: bool,
@@ -101,9 +112,13 @@ def explain(
     return "\n\n".join(parts)
 
 
-@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), by_question(), panel_agreement()])
+@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), by_question(), panel_agreement(), truncation()])
 def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS, judge_cache: bool = True) -> Scorer:
     """Rubric judge (the `grader` role; several models form a panel) plus official and lenient MCQ accuracy.
+
+    Both read the response as the model emitted it (`<think>` blocks included, see `drive_evals.replies`), as the
+    official judge and MCQ rules read the raw output. A response cut by the token limit is judged as written and
+    gets the reason `truncated` (unless the judge failed).
 
     Args:
         judge: Call the judge. Off, only MCQ accuracy is computed (over all MCQ items) and nothing is paid for.
@@ -113,7 +128,8 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
-        response = state.output.completion
+        response = emitted_text(state.output)
+        truncated = stopped_at_token_limit(state.output)
         judgements: list[Judgement] = []
         if judge:
             models = graders()
@@ -139,12 +155,13 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
         lenient = lenient_correct(response, meta["final_answer"])
         counted = is_mcq and (values[JUDGED] == 1.0 or not judge)
         values.update(mcq_values(counted, official, lenient))
+        values[TRUNCATED_KEY] = 1.0 if truncated else 0.0
         failed = judge and values[JUDGED] == 0.0
         return Score(
             value=values,
             answer=official.final_answer.strip()[:500] or None,
             explanation=explain(judgements, is_mcq, official, lenient, bool(meta.get(MCQ_GOLD_UNREADABLE))),
-            reason=GRADER_FAILED if failed else (None if response.strip() else NO_RESPONSE),
+            reason=response_reason(failed, truncated, response),
             metadata={
                 PANEL_KEY: [
                     {

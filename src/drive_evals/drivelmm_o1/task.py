@@ -15,6 +15,7 @@ from drive_evals.drivelmm_o1.metrics import REASONING
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.errors import ParameterError
+from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
@@ -54,6 +55,7 @@ def drivelmm_o1(
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
     """
+    enable_truncation_warning()
     if judge_attempts < 1:
         raise ParameterError(f"judge_attempts={judge_attempts}: must be at least 1")
     options = ImageOptions(image_mode, parse_cell_size(cell_size), lidar, lidar_range_m, lidar_resolution_m, blind)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from drive_evals.replies import emitted_text, stopped_at_token_limit
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
     SCORE_KEY,
@@ -17,7 +18,8 @@ from drive_evals.surds.metrics import (
     xy2d_conventions,
 )
 from drive_evals.surds.scoring import PromptScore, score_choice, score_point, unit_score
-from drive_evals.surds.solver import COMPLETIONS_KEY
+from drive_evals.surds.solver import COMPLETIONS_KEY, TRUNCATED_STORE_KEY
+from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 INVALID_REASON = "invalid_response_format"
 NO_RESPONSE_REASON = "no_response"
@@ -74,9 +76,34 @@ def _cell(text: str) -> str:
     return flat if len(flat) <= EXPLANATION_ANSWER_CHARS else flat[:EXPLANATION_ANSWER_CHARS] + "…"
 
 
-@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions()])
+def unit_reason(
+    per_prompt: Sequence[PromptScore], completions: Sequence[str | None], truncated: Sequence[bool]
+) -> str | None:
+    """Why a unit is invalid: `truncated` when an invalid prompt stopped at the token limit, else `no_response`
+    when a prompt has no completion, else `invalid_response_format`; None for a valid unit."""
+    invalid = [index for index, verdict in enumerate(per_prompt) if not verdict.valid]
+    if not invalid:
+        return None
+    if any(truncated[index] for index in invalid):
+        return TRUNCATED_REASON
+    return NO_RESPONSE_REASON if None in completions else INVALID_REASON
+
+
+def describe_truncation(truncated: Sequence[bool]) -> str:
+    """A line under the explanation table naming the prompts cut by the token limit (empty when none was)."""
+    cut = [str(index) for index, flag in enumerate(truncated) if flag]
+    if not cut:
+        return ""
+    label = "Prompt" if len(cut) == 1 else "Prompts"
+    return f"\n\n{label} {', '.join(cut)} stopped at the output token limit (`max_tokens`): scored as written."
+
+
+@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions(), truncation("subset")])
 def surds_scorer() -> Scorer:
-    """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness."""
+    """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness.
+
+    Each reply is scored as the model emitted it (`<think>` blocks included, see `drive_evals.replies`).
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         stored = state.store.get(COMPLETIONS_KEY)
@@ -84,22 +111,30 @@ def surds_scorer() -> Scorer:
             return Score.unscored(reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
         # An empty completion is no response (an Anthropic stream cut after `message_start` gives one silently),
         # not a format error: each such prompt says "no completion" and the unit's reason is `no_response`.
-        completions = [c if c and c.strip() else None for c in stored or [state.output.completion]]
+        completions = [c if c and c.strip() else None for c in stored or [emitted_text(state.output)]]
+        # Logs written before the flags were stored count as not truncated.
+        flags = state.store.get(TRUNCATED_STORE_KEY) or ([] if stored else [stopped_at_token_limit(state.output)])
+        truncated = [index < len(flags) and bool(flags[index]) for index in range(len(target.target))]
         metadata = state.metadata
         value, per_prompt = score_unit(
             metadata["subset"], target.target, metadata["options"], metadata["bbox"], completions
         )
         valid = all(p.valid for p in per_prompt)
         reasons = [p.reason for p in per_prompt if p.reason]
-        empty = None in completions
         first = per_prompt[0]
         conventions = diagnose(first.answer, first.point, metadata["bbox"]) if metadata["subset"] == "xy2d" else {}
         return Score(
-            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, **conventions},
+            value={
+                SCORE_KEY: value,
+                VALID_KEY: 1.0 if valid else 0.0,
+                TRUNCATED_KEY: 1.0 if any(truncated) else 0.0,
+                **conventions,
+            },
             answer=" | ".join(p.answer if p.answer is not None else "" for p in per_prompt),
             explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt)
-            + describe(conventions),
-            reason=None if valid else (NO_RESPONSE_REASON if empty else INVALID_REASON),
+            + describe(conventions)
+            + describe_truncation(truncated),
+            reason=unit_reason(per_prompt, completions, truncated),
             metadata={
                 "unit_id": state.metadata["unit_id"],
                 "invalid_reasons": reasons,

@@ -5,8 +5,13 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from drive_evals.replies import emitted_text, stopped_at_token_limit
+
 COMPLETIONS_KEY = "surds_completions"
-"""Store key of the per-prompt completions, which the scorer reads (also when re-scoring a log)."""
+"""Store key of the per-prompt replies as the model emitted them (`<think>` blocks included), which the scorer
+reads (also when re-scoring a log)."""
+TRUNCATED_STORE_KEY = "surds_truncated"
+"""Store key of the per-prompt flags: did the completion stop at the output token limit."""
 
 
 @solver
@@ -21,13 +26,16 @@ def answer_each_prompt() -> Solver:
         image = _first_image(state.messages)
         conversations: list[ChatMessage] = []
         completions: list[str] = []
+        truncated: list[bool] = []
         for prompt in state.metadata["prompts"]:
             state.messages = [ChatMessageUser(content=[ContentText(text=prompt), image])]
             state = await generate(state)
             conversations.extend(state.messages)
-            completions.append(state.output.completion)
+            completions.append(emitted_text(state.output))
+            truncated.append(stopped_at_token_limit(state.output))
         state.messages = conversations
         state.store.set(COMPLETIONS_KEY, completions)
+        state.store.set(TRUNCATED_STORE_KEY, truncated)
         return state
 
     return solve

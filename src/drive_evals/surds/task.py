@@ -11,6 +11,7 @@ from drive_evals.surds.dataset import load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
+from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
@@ -22,7 +23,7 @@ MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
 SCORER_NAME = "surds_scorer"
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
@@ -49,6 +50,7 @@ def surds(
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
     """
+    enable_truncation_warning()
     selected = parse_subsets(subsets)
     built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind)
     return Task(

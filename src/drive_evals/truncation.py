@@ -1,0 +1,103 @@
+"""Completions cut by the output token limit: their share as a metric, and a warning at the end of a run.
+
+A completion that stops at `--max-tokens` is scored exactly as the official rules say (a SURDS reply without its
+`<answer>` is invalid), but its Score reason is `truncated`, and `truncated_rate` reports the share. A SURDS unit
+counts as truncated when any of its prompts stopped at the limit, valid or not: the rate says how often the limit
+was reached, the reason says why a unit is invalid (see docs/reasoning-models.md).
+
+The warning is an Inspect hook on `on_run_end`: metrics cannot print, and the task's own code has finished before
+its results exist. `on_run_end` receives every log of the run with its metrics, after the task summaries.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections import defaultdict
+
+from inspect_ai.hooks import Hooks, RunEnd, hooks
+from inspect_ai.log import EvalLog
+from inspect_ai.scorer import Metric, SampleScore, Value, metric
+
+TRUNCATED_REASON = "truncated"
+"""Score reason of a completion (SURDS: an invalid unit) cut by the output token limit."""
+TRUNCATED_KEY = "truncated"
+"""Score value key: 1 when the completion (SURDS: any prompt of the unit) stopped at the token limit."""
+TRUNCATED_RATE = "truncated_rate"
+WARN_ABOVE_RATE = 0.01
+"""Warn at the end of a run when more than this share of its samples stopped at the token limit."""
+SCORERS = ("surds_scorer", "drivelmm_o1_scorer")
+"""Scorers whose `truncated_rate` the warning reads (other suites may name a metric the same)."""
+
+logger = logging.getLogger(__name__)
+
+
+def _truncated(score: SampleScore) -> float:
+    value = score.score.value
+    flag = value.get(TRUNCATED_KEY) if isinstance(value, dict) else None
+    # Logs scored before this key existed count as not truncated.
+    return float(flag) if isinstance(flag, (int, float)) else 0.0
+
+
+@metric
+def truncation(group_key: str | None = None) -> Metric:
+    """`truncated_rate`: the share of samples cut by the token limit (a fraction per sample under epochs).
+
+    With `group_key` (a sample metadata key, e.g. `subset`), also `<group>_truncated_rate` per group.
+    `truncated_rate` is the share over all samples of the run, not a mean of the groups.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        result = {TRUNCATED_RATE: sum(_truncated(s) for s in scores) / len(scores) if scores else 0.0}
+        if group_key is not None:
+            groups: dict[str, list[float]] = defaultdict(list)
+            for score in scores:
+                groups[str((score.sample_metadata or {}).get(group_key))].append(_truncated(score))
+            result.update({f"{group}_{TRUNCATED_RATE}": sum(v) / len(v) for group, v in sorted(groups.items())})
+        return result
+
+    return compute
+
+
+def truncation_warning(log: EvalLog) -> str | None:
+    """The end-of-run warning for one log, or None when at most `WARN_ABOVE_RATE` of it was truncated."""
+    if log.results is None:
+        return None
+    for score in log.results.scores:
+        if score.name not in SCORERS or TRUNCATED_RATE not in score.metrics:
+            continue
+        rate = score.metrics[TRUNCATED_RATE].value
+        if rate <= WARN_ABOVE_RATE:
+            return None
+        limit = log.plan.config.max_tokens
+        return (
+            f"{log.eval.task} ({log.eval.model}): {rate:.1%} of samples stopped at the output token limit "
+            f"(max_tokens={limit if limit is not None else 'task default'}) and are scored as cut off "
+            f"(Score reason `{TRUNCATED_REASON}`). Re-run with a higher --max-tokens; for reasoning models see "
+            "docs/reasoning-models.md."
+        )
+    return None
+
+
+class TruncationWarning(Hooks):
+    """Prints `truncation_warning` for each log of a finished run (other suites' logs are left alone)."""
+
+    async def on_run_end(self, data: RunEnd) -> None:
+        for log in data.logs:
+            message = truncation_warning(log)
+            if message is not None:
+                logger.warning(message)
+
+
+@functools.cache
+def enable_truncation_warning() -> None:
+    """Register `TruncationWarning` with Inspect, once per process; each drive_evals task calls this when built.
+
+    Not at import: Inspect imports installed packages' registries when any run starts and announces every hook it
+    finds (`hooks enabled: 1`) before anything else the run prints, parameter errors included, in runs of every
+    suite. Registered while a drive_evals task is built, the hook is silent until that run ends.
+    """
+    hooks(
+        name="drive_evals_truncation_warning",
+        description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens",
+    )(TruncationWarning)
