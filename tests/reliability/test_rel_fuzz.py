@@ -206,7 +206,7 @@ def test_surds_scorer_never_raises_and_gives_reasons(subset: str, completions: l
     if value["valid"] == 0.0:
         assert score.reason in SURDS_REASONS
         assert score.metadata and score.metadata["invalid_reasons"]
-    assert score.explanation and score.explanation.count("\n") >= len(unit.prompts) + 1
+    assert score.explanation and score.explanation.count("- **Prompt ") == len(unit.prompts), "a line per prompt"
 
 
 @pytest.mark.parametrize("subset", SUBSETS)

@@ -11,15 +11,24 @@ from drive_evals.drivelmm_o1.dataset import ImageMode, ImageOptions, load_drivel
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
 from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M
-from drive_evals.drivelmm_o1.metrics import REASONING
+from drive_evals.drivelmm_o1.metrics import (
+    CRITERION_NAMES,
+    JUDGE_OVERALL,
+    JUDGED,
+    MCQ_CORRECT,
+    MCQ_COUNTED,
+    MCQ_LENIENT,
+    NONE_QUIRK,
+    REASONING,
+)
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
-from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
 from drive_evals.errors import ParameterError
 from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = "drivelmm_o1_scorer"
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
@@ -71,5 +80,11 @@ def drivelmm_o1(
             **built.summary,
         },
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING),
-        viewer=sample_list_view("DriveLMM-o1 questions", SCORER_NAME, [REASONING, "mcq_correct", "judged"]),
+        viewer=sample_list_view(
+            "DriveLMM-o1 questions",
+            SCORER_NAME,
+            [REASONING_SHOWN, MCQ_CORRECT, JUDGED],
+            hidden=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            labels={REASONING_SHOWN: "reasoning score", MCQ_CORRECT: "MCQ correct"},
+        ),
     )
