@@ -33,7 +33,7 @@ from drive_evals.drivelmm_o1.metrics import (
     reasoning_metrics,
 )
 from drive_evals.drivelmm_o1.prompts import judge_user_message
-from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score, rubric_table
+from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score
 
 GRADER_FAILED = "grader_failed"
 NO_RESPONSE = "no_response"
@@ -105,11 +105,20 @@ def mcq_values(counted: bool, official: MCQResult, lenient: MCQResult) -> dict[s
 
 
 def explain(judgements: Sequence[Judgement], is_mcq: bool, official: MCQResult, lenient: MCQResult) -> str:
+    """A few lines: each judge's verdict, where to read the judge's input, the MCQ verdict.
+
+    Short on purpose: every score is copied into the log header. The twelve criteria are in the score value
+    (panel means, / 10) and, for a panel, each judge's in Score.metadata.
+    """
     parts = []
     for judgement in judgements:
         parse = judgement.parse
         if judgement.ok and parse is not None:
-            parts.append(f"**Judge {judgement.judge}**\n\n{rubric_table(parse.scores, parse.reported_overall)}")
+            overall = "not reported" if parse.reported_overall is None else f"{parse.reported_overall:g}"
+            parts.append(
+                f"**Judge {judgement.judge}**: mean of the 12 criteria {10 * reasoning_score(parse.scores):.2f} "
+                f"/ 10; its own Overall Score {overall}."
+            )
         else:
             parts.append(f"**Judge {judgement.judge}**: no valid judgement ({judgement.failure})")
     if judgements:
