@@ -23,7 +23,6 @@ from drive_evals.drivelmm_o1.scorer import (
     verbatim,
 )
 from drive_evals.drivelmm_o1.task import drivelmm_o1
-from drive_evals.surds.conventions import DIAGNOSTIC_KEYS, diagnose
 from drive_evals.surds.dataset import load_surds, question_text
 from drive_evals.surds.scorer import PAIR_SEPARATOR, explain, score_unit
 from drive_evals.surds.task import surds
@@ -41,14 +40,15 @@ def _score_id(scorer: str, key: str) -> str:
     return TaskSamplesColumn.score(scorer, key).id
 
 
-def test_surds_list_names_every_score_key_and_hides_the_diagnostic() -> None:
-    """The viewer appends any score key the view does not name as a visible column: all must be named."""
+def test_surds_list_names_every_score_key() -> None:
+    """The viewer makes every score-value key a visible column, whatever the view says: the xy2d diagnostic
+    lives in Score.metadata, so the value holds only the two keys a user needs."""
     columns = _columns(surds(data="demo").viewer)
-    emitted = {"score", "valid", *diagnose("[800, 450]", (800.0, 450.0), [700, 400, 900, 500])}
-    assert {_score_id("surds_scorer", key) for key in emitted} <= set(columns)
     assert columns[_score_id("surds_scorer", "score")] and columns[_score_id("surds_scorer", "valid")]
-    assert not any(columns[_score_id("surds_scorer", key)] for key in DIAGNOSTIC_KEYS)
     assert columns["input"], "the input column shows the question"
+    completions = ["<answer>[800, 450]</answer>"]
+    value, per_prompt = score_unit("xy2d", ["[800, 450]"], [], [700, 400, 900, 500], completions)
+    assert value == 1.0 and per_prompt[0].point == (800.0, 450.0)
 
 
 def test_drivelmm_list_names_every_score_key_and_shows_the_rounded_score() -> None:

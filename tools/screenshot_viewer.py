@@ -182,12 +182,11 @@ def screenshot_logs(log_dir: Path, out: Path, port: int) -> list[Path]:
             name = Path(info.name).name
             task = log.eval.task.split("/")[-1]
             route = f"{base}/#/logs/{quote(name)}/samples"
+            first_id = min(str(summary.id) for summary in summaries)  # the list opens sorted by id
+            scoring = f"{route}/sample/{quote(str(sample.id))}/{sample.epoch}/scoring"
             shots = {
-                f"viewer-{task}-samples.png": (f"{route}/", str(sample.id)),
-                f"viewer-{task}-sample.png": (
-                    f"{route}/sample/{quote(str(sample.id))}/{sample.epoch}/scoring",
-                    "Explanation",
-                ),
+                f"viewer-{task}-samples.png": (f"{route}/", first_id),
+                f"viewer-{task}-sample.png": (scoring, "explanation"),
             }
             for file_name, (url, expect) in shots.items():
                 path = out / file_name

@@ -9,6 +9,7 @@ from inspect_ai.solver import TaskState
 
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
+    CONVENTIONS_KEY,
     SCORE_KEY,
     VALID_KEY,
     surds_scores,
@@ -104,13 +105,17 @@ def surds_scorer() -> Scorer:
         first = per_prompt[0]
         conventions = diagnose(first.answer, first.point, metadata["bbox"]) if metadata["subset"] == "xy2d" else {}
         return Score(
-            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, **conventions},
+            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0},
             answer=PAIR_SEPARATOR.join(p.answer if p.answer is not None else "" for p in per_prompt),
             explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt)
             + describe(conventions),
             reason=None if valid else (NO_RESPONSE_REASON if empty else INVALID_REASON),
             # Lean: every score is copied into the log header (`reductions`); the explanation shows each prompt.
-            metadata={"invalid_reasons": reasons} if reasons else None,
+            metadata={
+                **({"invalid_reasons": reasons} if reasons else {}),
+                **({CONVENTIONS_KEY: conventions} if conventions else {}),
+            }
+            or None,
         )
 
     return score

@@ -7,7 +7,6 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from drive_evals.data import open_snapshot
-from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
 from drive_evals.surds.dataset import load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
@@ -58,5 +57,5 @@ def surds(
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
         metadata={"benchmark": "surds", **built.summary},
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
-        viewer=sample_list_view("SURDS units", SCORER_NAME, [SCORE_KEY, VALID_KEY], hidden=DIAGNOSTIC_KEYS),
+        viewer=sample_list_view("SURDS units", SCORER_NAME, [SCORE_KEY, VALID_KEY]),
     )
