@@ -51,14 +51,17 @@ def test_surds_list_names_every_score_key() -> None:
     assert value == 1.0 and per_prompt[0].point == (800.0, 450.0)
 
 
-def test_drivelmm_list_names_every_score_key_and_shows_the_rounded_score() -> None:
+def test_drivelmm_list_leads_with_the_rounded_score() -> None:
     columns = _columns(drivelmm_o1(data="demo", judge=False).viewer)
     nothing = MCQResult(final_answer="", model_letter="A", gt_letter="A", correct=True, none_quirk=False)
     emitted = {**rubric_values([]), **mcq_values(True, nothing, nothing), REASONING_SHOWN: 0.0}
     scorer = "drivelmm_o1_scorer"
     assert {_score_id(scorer, key) for key in emitted} <= set(columns)
-    shown = {key for key in emitted if columns[_score_id(scorer, key)]}
-    assert shown == {REASONING_SHOWN, "mcq_correct", "judged"}
+    order = list(columns)
+    first = [order.index(_score_id(scorer, key)) for key in (REASONING_SHOWN, "mcq_correct", "judged")]
+    assert first == sorted(first) and max(first) < order.index("error") < order.index(
+        _score_id(scorer, "judge_overall")
+    )
 
 
 def test_surds_input_is_the_question_and_the_model_still_gets_the_full_prompt() -> None:

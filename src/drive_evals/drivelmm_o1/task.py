@@ -84,7 +84,7 @@ def drivelmm_o1(
             "DriveLMM-o1 questions",
             SCORER_NAME,
             [REASONING_SHOWN, MCQ_CORRECT, JUDGED],
-            hidden=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            trailing=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
             labels={REASONING_SHOWN: "reasoning score", MCQ_CORRECT: "MCQ correct"},
         ),
     )
