@@ -20,7 +20,7 @@ from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
 from drive_evals.drivelmm_o1.mcq import MCQ_QUESTION_MARKER
-from drive_evals.drivelmm_o1.prompts import MCQ_QUESTION_NUMBERS, MODEL_PROMPT
+from drive_evals.drivelmm_o1.prompts import MCQ_QUESTION_NUMBERS
 from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
@@ -242,18 +242,11 @@ def sample_ids(records: Sequence[O1Record]) -> list[str]:
 
 
 def record_to_sample(record: O1Record, images: list[Content], sample_id: str) -> Sample:
-    """Official layout `model_prompt + "\\n<image>\\n" + question.strip()`, the image(s) where `<image>` stands."""
+    """The question, then the frame's image part(s): what the viewer's sample list previews. The solver
+    (`official_prompt`) sends the official layout `model_prompt + "\\n<image>\\n" + question.strip()`."""
     return Sample(
         id=sample_id,
-        input=[
-            ChatMessageUser(
-                content=[
-                    ContentText(text=MODEL_PROMPT + "\n"),
-                    *images,
-                    ContentText(text="\n" + record.question.strip()),
-                ]
-            )
-        ],
+        input=[ChatMessageUser(content=[ContentText(text=record.question.strip()), *images])],
         target=record.final_answer,
         metadata={
             "idx": record.idx,

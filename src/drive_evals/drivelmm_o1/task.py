@@ -23,6 +23,7 @@ from drive_evals.drivelmm_o1.metrics import (
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.errors import ParameterError
 from drive_evals.viewer import sample_list_view
 
@@ -70,7 +71,7 @@ def drivelmm_o1(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=generate(),
+        solver=[official_prompt(), generate()],
         scorer=drivelmm_o1_scorer(judge=judge, judge_attempts=judge_attempts),
         config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
         metadata={
