@@ -4,7 +4,8 @@
 
 Starts `inspect view` on LOG_DIR, drives a headless Chromium over the DevTools pipe (no browser download, no
 package), waits until the page's text stops changing (the viewer renders with JavaScript after the load event),
-and writes `viewer-<task>-samples.png` and `viewer-<task>-sample.png` per log. Look at them: that is the check.
+and writes `viewer-<task>-samples.png`, `viewer-<task>-sample.png` (score view) and `viewer-<task>-transcript.png`
+per log. Look at them: that is the check.
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def inspect_view(log_dir: Path, port: int) -> Iterator[str]:
 
 
 def screenshot_logs(log_dir: Path, out: Path, port: int) -> list[Path]:
-    """Per log in `log_dir`: its sample list and its first sample's scoring tab. Returns the files written."""
+    """Per log in `log_dir`: its sample list and its first sample's scoring and transcript tabs. Returns the files
+    written."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with inspect_view(log_dir, port) as base, chromium() as browser:
@@ -187,6 +189,7 @@ def screenshot_logs(log_dir: Path, out: Path, port: int) -> list[Path]:
             shots = {
                 f"viewer-{task}-samples.png": (f"{route}/", first_id),
                 f"viewer-{task}-sample.png": (scoring, "explanation"),
+                f"viewer-{task}-transcript.png": (scoring.removesuffix("scoring") + "transcript", "scoring"),
             }
             for file_name, (url, expect) in shots.items():
                 path = out / file_name
