@@ -33,10 +33,10 @@ def only_log(log_dir: Path) -> EvalLog:
 
 
 def metrics(log: EvalLog, scorer: str) -> dict[str, float]:
-    """Metric name -> value for one scorer of a finished log."""
+    """Metric name -> value for one scorer of a finished log (all its results: a scorer whose metrics mix reduced
+    and unreduced scores, like SURDS's, has one entry per view)."""
     assert log.status == "success", log.error
     assert log.results is not None
-    for score in log.results.scores:
-        if score.name == scorer:
-            return {name: m.value for name, m in score.metrics.items()}
-    raise AssertionError(f"no scorer {scorer} in {[s.name for s in log.results.scores]}")
+    found = [score for score in log.results.scores if score.name == scorer]
+    assert found, f"no scorer {scorer} in {[s.name for s in log.results.scores]}"
+    return {name: m.value for score in found for name, m in score.metrics.items()}

@@ -93,7 +93,19 @@ def seeded_rng(seed: int, messages: list[ChatMessage]) -> random.Random:
     return random.Random(int.from_bytes(digest.digest()[:8], "big"))
 
 
-@modelapi(name="chance")
+CHANCE_PROVIDER = "chance"
+DEFAULT_SEED = 0
+"""The seed when `-M seed=N` is not given; the report names it, so replicates are told apart."""
+
+
+def effective_model_args(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
+    """The model args a run used, with the chance provider's default seed filled in (Inspect logs only those given)."""
+    if model.split("/", 1)[0] == CHANCE_PROVIDER:
+        return {"seed": DEFAULT_SEED, **model_args}
+    return dict(model_args)
+
+
+@modelapi(name=CHANCE_PROVIDER)
 class ChanceModel(ModelAPI):
     """Answers uniformly at random in the benchmarks' official formats (the official random baseline)."""
 
@@ -103,7 +115,7 @@ class ChanceModel(ModelAPI):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig | None = None,
-        seed: int = 0,
+        seed: int = DEFAULT_SEED,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())

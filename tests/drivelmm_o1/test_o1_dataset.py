@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.model import ContentImage, ContentText
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, ModelName
+from inspect_ai.solver import TaskState
 
 from drive_evals.data import demo_dir
 from drive_evals.drivelmm_o1.dataset import (
     check_files,
-    parse_cell_size,
+    frame_keys,
     record_to_sample,
-    resolve_nuscenes_root,
+    sample_ids,
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
 from drive_evals.drivelmm_o1.records import TEST_FILE, load_records, parse_records
-from drive_evals.errors import DataValidationError, ParameterError
+from drive_evals.drivelmm_o1.solver import official_prompt
+from drive_evals.errors import DataValidationError
 
 DEMO = demo_dir("drivelmm_o1")
 
@@ -85,27 +88,47 @@ def test_lidar_files_checked_only_when_asked() -> None:
 
 
 def test_official_prompt_layout() -> None:
+    """The input shows the question; the solver sends the official layout, byte for byte."""
     record = load_records(DEMO / TEST_FILE)[0]
     image = ContentImage(image="grid.jpg")
-    sample = record_to_sample(record, [image])
-    content = sample.input[0].content  # type: ignore[union-attr]
-    assert isinstance(content, list)
+    sample = record_to_sample(record, [image], "drivelmm-abc123-q1")
+    message = sample.input[0]
+    assert isinstance(message, ChatMessageUser) and isinstance(message.content, list)
+    assert message.content[0] == ContentText(text=record.question.strip()) and message.content[1] is image
+    state = TaskState(ModelName("test/x"), "drivelmm-abc123-q1", 1, sample.input, [message], metadata=sample.metadata)
+    sent = asyncio.run(official_prompt()(state, generate=None))  # type: ignore[arg-type]
+    content = sent.messages[0].content
+    assert isinstance(content, list) and len(sent.messages) == 1
     assert isinstance(content[0], ContentText) and content[0].text == MODEL_PROMPT + "\n"
     assert content[1] is image
     assert isinstance(content[2], ContentText) and content[2].text == "\n" + record.question.strip()
-    assert sample.id == f"drivelmm-{record.idx}"
+    assert sample.id == "drivelmm-abc123-q1"
     assert sample.metadata is not None and sample.metadata["question"] == record.question
 
 
-def test_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("NUSCENES_ROOT", raising=False)
-    assert parse_cell_size("1600x900") == (1600, 900)
-    assert parse_cell_size([800, 450]) == (800, 450)
-    for bad in ("800", "axb", "0x450", [1, 2, 3]):
-        with pytest.raises(ParameterError, match="cell_size"):
-            parse_cell_size(bad)
-    with pytest.raises(ParameterError, match="nuscenes_root"):
-        resolve_nuscenes_root("ayeshaishaq/DriveLMMo1", None)
-    with pytest.raises(ParameterError, match="is not a directory"):
-        resolve_nuscenes_root("demo", "/nonexistent/nuscenes")
-    assert resolve_nuscenes_root("demo", None) == DEMO / "nuscenes"
+def test_sample_ids_are_short_readable_and_unique() -> None:
+    records = load_records(DEMO / TEST_FILE)
+    ids = sample_ids(records)
+    assert len(set(ids)) == len(ids) == len(records)
+    first = records[0]
+    token = first.frame.rpartition("_")[2]
+    assert ids[0] == f"drivelmm-{token[:6]}-q{first.question_number}"
+    assert all(len(sample_id) <= 20 for sample_id in ids), ids
+    assert sample_ids(records) == ids, "stable: the same records give the same ids"
+
+
+def test_frame_key_collisions_are_resolved_deterministically() -> None:
+    frames = ["scene1_abcdef0001", "scene2_abcdef0002", "scene3_123456ffff", "sceneA_samesame99", "sceneB_samesame99"]
+    keys = frame_keys(frames)
+    assert keys["scene1_abcdef0001"] == "abcdef0001" and keys["scene2_abcdef0002"] == "abcdef0002"
+    assert keys["scene3_123456ffff"] == "123456"
+    assert keys["sceneA_samesame99"] == "sceneA_samesame99", "the same sample token: the whole frame name"
+    assert len(set(keys.values())) == len(frames)
+    assert frame_keys(list(reversed(frames))) == keys
+
+
+def test_a_repeated_idx_gets_a_numbered_id() -> None:
+    record = load_records(DEMO / TEST_FILE)[0]
+    ids = sample_ids([record, record, record])
+    base = ids[0]
+    assert ids == [base, f"{base}-2", f"{base}-3"]

@@ -29,6 +29,7 @@ from drive_evals.data import open_snapshot
 from drive_evals.drivelmm_o1.dataset import ImageOptions, load_drivelmm_o1
 from drive_evals.drivelmm_o1.mcq import official_letter
 from drive_evals.drivelmm_o1.prompts import CRITERIA, JUDGE_SYSTEM_PROMPT, OVERALL_SCORE_KEY
+from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.surds.dataset import load_surds
 from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS
@@ -114,12 +115,17 @@ def surds_request_keys() -> dict[str, list[str]]:
 
 @functools.cache
 def o1_prompts() -> dict[str, O1Prompt]:
-    """Every demo DriveLMM-o1 prompt (grid mode) by lookup key; builds the grids in the drive_evals cache."""
+    """Every demo DriveLMM-o1 prompt (grid mode) by lookup key, as the model receives it (the official message the
+    solver builds from the sample input); builds the grids in the drive_evals cache."""
     built = load_drivelmm_o1(DEMO, None, None, ImageOptions())
     index: dict[str, O1Prompt] = {}
     for sample in built.dataset:
         meta = sample.metadata or {}
-        index[lookup_key(*_input_parts(sample))] = O1Prompt(meta["question"], meta["steps"], meta["final_answer"])
+        _, digests = _input_parts(sample)
+        question, images = input_parts(sample.input[0])  # type: ignore[arg-type]
+        sent = official_message(question, images).content
+        texts = [part.text for part in sent if isinstance(part, ContentText)]
+        index[lookup_key(texts, digests)] = O1Prompt(meta["question"], meta["steps"], meta["final_answer"])
     return index
 
 

@@ -202,11 +202,13 @@ def test_surds_scorer_never_raises_and_gives_reasons(subset: str, completions: l
     unit = UNITS[subset]
     score = run_surds_scorer(surds_state(unit, completions[: len(unit.prompts)]))
     value = score_values(score)
+    assert set(value) == {"score", "valid"}, "every value key is a sample-list column in the viewer"
+    assert (subset == "xy2d") == bool(score.metadata and "xy2d_conventions" in score.metadata)
     assert 0.0 <= value["score"] <= 1.0
     if value["valid"] == 0.0:
         assert score.reason in SURDS_REASONS
         assert score.metadata and score.metadata["invalid_reasons"]
-    assert score.explanation and score.explanation.count("\n") >= len(unit.prompts) + 1
+    assert score.explanation and score.explanation.count("- **Prompt ") == len(unit.prompts), "a line per prompt"
 
 
 @pytest.mark.parametrize("subset", SUBSETS)

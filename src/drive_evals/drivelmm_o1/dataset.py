@@ -20,9 +20,9 @@ from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
-from drive_evals.drivelmm_o1.mcq import NO_LETTER, official_letter
+from drive_evals.drivelmm_o1.mcq import MCQ_QUESTION_MARKER, NO_LETTER, official_letter
 from drive_evals.drivelmm_o1.metrics import MCQ_GOLD_UNREADABLE
-from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
+from drive_evals.drivelmm_o1.prompts import MCQ_QUESTION_NUMBERS
 from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
@@ -34,6 +34,13 @@ IMAGE_MODES: tuple[ImageMode, ...] = ("grid", "views")
 NUSCENES_ROOT_ENV = "NUSCENES_ROOT"
 DEMO_NUSCENES = "nuscenes"
 """Folder of the demo dataset that mimics a nuScenes root."""
+MCQ_DISAGREEMENT_WARNING = (
+    "DriveLMM-o1: %d record(s) are multiple choice by one rule only: the official rule (question number in "
+    f"{', '.join(map(str, sorted(MCQ_QUESTION_NUMBERS)))} means MCQ) and the question text (does it say "
+    f"{MCQ_QUESTION_MARKER!r}?) disagree. The official rule decides, as in the paper's code: a record counts "
+    "toward MCQ accuracy exactly when its number says so. Records: %s"
+)
+"""Said once per run; the list is also in the log's task metadata (`mcq_rule_disagreements`)."""
 LIDAR_LABEL = (
     "LIDAR_TOP bird's-eye view ({range:g} m around the ego vehicle, {resolution:g} m per pixel, up = forward):"
 )
@@ -195,22 +202,6 @@ def frame_images(
     return parts
 
 
-def sample_id(idx: str, occurrence: int = 1) -> str:
-    """`drivelmm-<idx>`; the n-th record with an idx already seen gets `-n` (unique and stable in file order; no
-    real idx ends that way, its last `_` field is a number)."""
-    return f"drivelmm-{idx}" if occurrence == 1 else f"drivelmm-{idx}-{occurrence}"
-
-
-def occurrences(records: Sequence[O1Record]) -> list[int]:
-    """For each record, how many records up to and including it share its idx (1 for all but repeats)."""
-    seen: Counter[str] = Counter()
-    counts: list[int] = []
-    for record in records:
-        seen[record.idx] += 1
-        counts.append(seen[record.idx])
-    return counts
-
-
 MCQ_GOLD_UNREADABLE_MEANING = (
     "a multiple-choice gold answer with no option letter; under the official rule every reply without a readable "
     "letter counts as correct on it (counted in the metric mcq_gold_unreadable_count)"
@@ -222,19 +213,53 @@ def gold_unreadable(record: O1Record) -> bool:
     return record.mcq and official_letter(record.final_answer) == NO_LETTER
 
 
-def record_to_sample(record: O1Record, images: list[Content], occurrence: int = 1) -> Sample:
-    """Official layout `model_prompt + "\\n<image>\\n" + question.strip()`, the image(s) where `<image>` stands."""
+ID_PREFIX = "drivelmm"
+FRAME_KEY_CHARS = 6
+"""Hex characters of the frame's nuScenes sample token in an id; more only where two frames would share them."""
+
+
+def frame_keys(frames: Sequence[str]) -> dict[str, str]:
+    """Each frame's shortest unambiguous key: a prefix (at least `FRAME_KEY_CHARS` long) of its sample token.
+
+    The sample token (the last `_` field of the frame) names the nuScenes keyframe. Two frames whose tokens share
+    the prefix both get the shortest longer prefix that tells them apart; frames with the same token are told
+    apart by their whole name. Deterministic: the keys depend only on the set of frames.
+    """
+    unique = sorted(set(frames))
+    tokens = {frame: frame.rpartition("_")[2] or frame for frame in unique}
+    keys: dict[str, str] = {}
+    for frame in unique:
+        token = tokens[frame]
+        others = [tokens[f] for f in unique if f != frame]
+        length = FRAME_KEY_CHARS
+        while length < len(token) and any(other[:length] == token[:length] for other in others):
+            length += 1
+        keys[frame] = token[:length] if not any(other == token for other in others) else frame
+    return keys
+
+
+def sample_ids(records: Sequence[O1Record]) -> list[str]:
+    """Short, readable, stable ids: `drivelmm-<frame key>-q<question number>`, e.g. `drivelmm-c66d0a-q3`.
+
+    They lead with what tells questions apart (the full `idx` is 67 characters; the viewer shows ~18). A repeated
+    `idx` gets `-2`, `-3`, ... in file order, so ids stay unique; the full `idx` stays in the sample metadata.
+    """
+    keys = frame_keys([r.frame for r in records])
+    ids: list[str] = []
+    seen: Counter[str] = Counter()
+    for record in records:
+        base = f"{ID_PREFIX}-{keys[record.frame]}-q{record.question_number}"
+        seen[base] += 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return ids
+
+
+def record_to_sample(record: O1Record, images: list[Content], sample_id: str) -> Sample:
+    """The question, then the frame's image part(s): what the viewer's sample list previews. The solver
+    (`official_prompt`) sends the official layout `model_prompt + "\\n<image>\\n" + question.strip()`."""
     return Sample(
-        id=sample_id(record.idx, occurrence),
-        input=[
-            ChatMessageUser(
-                content=[
-                    ContentText(text=MODEL_PROMPT + "\n"),
-                    *images,
-                    ContentText(text="\n" + record.question.strip()),
-                ]
-            )
-        ],
+        id=sample_id,
+        input=[ChatMessageUser(content=[ContentText(text=record.question.strip()), *images])],
         target=record.final_answer,
         metadata={
             "idx": record.idx,
@@ -264,10 +289,8 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
     paths = check_files(records, root, options.lidar)
     verify_manifest(root, list(paths))
     images = frame_images(records, paths, options)
-    samples = [
-        record_to_sample(record, images[record.frame], occurrence)
-        for record, occurrence in zip(records, occurrences(records), strict=True)
-    ]
+    ids = sample_ids(records)
+    samples = [record_to_sample(r, images[r.frame], sample_id) for r, sample_id in zip(records, ids, strict=True)]
     if options.blind:
         samples = [blind_sample(sample) for sample in samples]
     disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]
@@ -295,5 +318,5 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
         summary["mcq_items"],
     )
     if disagreements:
-        logger.warning("DriveLMM-o1: MCQ number rule and question text disagree for %s", disagreements)
+        logger.warning(MCQ_DISAGREEMENT_WARNING, len(disagreements), disagreements)
     return O1Data(MemoryDataset(samples, name="drivelmm_o1", shuffled=False), summary)

@@ -15,13 +15,13 @@ import math
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import HeadlineMetric
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.model import ChatMessageAssistant, Model, ModelOutput, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
 from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, build_variants
-from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS, graders, judge_response
+from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, GRADER_ROLE, JUDGE_ATTEMPTS, graders, judge_response
 from drive_evals.drivelmm_o1.judge_meta_metrics import JUDGE_SCORE, judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import JUDGED
 from drive_evals.drivelmm_o1.records import O1Record, load_records
@@ -126,6 +126,17 @@ def judge_meta_scorer(judge_attempts: int = JUDGE_ATTEMPTS) -> Scorer:
     return score
 
 
+def bound_judge() -> Model | None:
+    """The single model bound to the `grader` role, or None.
+
+    It becomes the log's model: the replay solver calls no model, so without it the result box and the log list
+    say `none/none` instead of naming the judge under evaluation. Only an already-built role model is used (a
+    default judge would be built here, and fail without its API key before the run says so).
+    """
+    bound = model_roles().get(GRADER_ROLE)
+    return bound if isinstance(bound, Model) else None
+
+
 @task
 def drivelmm_o1_judge(
     data: str = HF_DATASET,
@@ -149,6 +160,7 @@ def drivelmm_o1_judge(
     samples = [sample for record in chosen for sample in variant_samples(record)]
     return Task(
         dataset=MemoryDataset(samples, name="drivelmm_o1_judge", shuffled=False),
+        model=bound_judge(),
         version=TASK_VERSION,
         solver=replay_response(),
         scorer=judge_meta_scorer(judge_attempts=judge_attempts),

@@ -2,13 +2,16 @@
 
 Every sample reaches these metrics, judged or not, so `judge_coverage` is honest. Means skip NaN; standard errors
 are clustered by frame (a frame's questions share the same scene).
+
+The log holds what a user reads at a glance (the official numbers, their standard errors, coverage, the lenient
+MCQ diagnostic; with a panel, agreement). The twelve criteria and per-question breakdowns are per-sample values
+that `drive-evals report` aggregates; ~50 metric columns made the viewer's metrics window unreadable.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
 from collections.abc import Callable
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
@@ -75,13 +78,14 @@ def _coverage(scores: list[SampleScore]) -> float:
 @metric
 def reasoning_metrics() -> Metric:
     """`reasoning_score` (mean of the 12 criteria / 10, the headline), `judge_overall` (the judge's own Overall /
-    10, the paper's computation), one metric per criterion (/ 10) and `judge_coverage` (judged / all samples)."""
+    10, the paper's computation) and `judge_coverage` (judged / all samples). The report shows each criterion."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        result = {REASONING: _mean(scores, REASONING), JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL)}
-        result.update({name: _mean(scores, name) for name in CRITERION_NAMES.values()})
-        result["judge_coverage"] = _coverage(scores)
-        return result
+        return {
+            REASONING: _mean(scores, REASONING),
+            JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL),
+            "judge_coverage": _coverage(scores),
+        }
 
     return compute
 
@@ -118,28 +122,7 @@ def o1_stderr() -> Metric:
             f"{REASONING}_stderr": _stderr(scores, REASONING),
             f"{JUDGE_OVERALL}_stderr": _stderr(scores, JUDGE_OVERALL),
             "mcq_accuracy_stderr": _stderr(scores, MCQ_CORRECT, _counted),
-            "mcq_accuracy_lenient_stderr": _stderr(scores, MCQ_LENIENT, _counted),
         }
-
-    return compute
-
-
-@metric
-def by_question() -> Metric:
-    """The headline numbers per question number (`q3_reasoning_score`, `q3_mcq_accuracy`, `q3_judge_coverage`)."""
-
-    def compute(scores: list[SampleScore]) -> Value:
-        groups: dict[int, list[SampleScore]] = defaultdict(list)
-        for score in scores:
-            groups[int((score.sample_metadata or {}).get("question_number", -1))].append(score)
-        result: dict[str, float] = {}
-        for number in sorted(groups):
-            members = groups[number]
-            result[f"q{number}_{REASONING}"] = _mean(members, REASONING)
-            result[f"q{number}_judge_coverage"] = _coverage(members)
-            if any(_counted(s) for s in members):
-                result[f"q{number}_mcq_accuracy"] = _mean(members, MCQ_CORRECT, _counted)
-        return result
 
     return compute
 

@@ -7,9 +7,11 @@ one place makes that denominator, and `judge_coverage`, exact. Registered, so `i
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import anyio
+from inspect_ai.log import transcript
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
@@ -26,13 +28,13 @@ from drive_evals.drivelmm_o1.metrics import (
     NONE_QUIRK,
     PANEL_KEY,
     REASONING,
-    by_question,
     mcq_metrics,
     o1_stderr,
     panel_agreement,
     reasoning_metrics,
 )
-from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score, rubric_table
+from drive_evals.drivelmm_o1.prompts import judge_user_message
+from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score
 from drive_evals.replies import emitted_text, stopped_at_token_limit
 from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
@@ -40,6 +42,41 @@ GRADER_FAILED = "grader_failed"
 NO_RESPONSE = "no_response"
 """An empty response is judged as given (the official pipeline does), but flagged: it is often a cut stream."""
 NAN = math.nan
+
+
+REASONING_SHOWN = "reasoning"
+"""`reasoning_score` rounded for the sample list (Inspect's viewer prints every digit); metrics read the exact key."""
+SHOWN_DECIMALS = 3
+ANSWER_CHARS = 500
+JUDGE_INPUT_SOURCE = "judge input (verbatim)"
+
+
+def shown_answer(final_answer: str) -> str | None:
+    """The official final answer as the list shows it: without the `:` left over from `Final Answer:`."""
+    return final_answer.strip().lstrip(":").strip()[:ANSWER_CHARS] or None
+
+
+def verbatim(text: str) -> str:
+    """`text` as a fenced block, so the viewer shows it as sent instead of rendering it as Markdown."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def panel_entry(judgement: Judgement, with_scores: bool) -> dict[str, object]:
+    """One judge's record in Score.metadata, kept small because every score is copied into the log header.
+
+    The criteria are in the score value already for one judge (a panel needs each judge's, for agreement). The
+    raw replies are kept only when the judgement failed; a valid reply is in the transcript.
+    """
+    parse = judgement.parse if judgement.ok else None
+    entry: dict[str, object] = {"judge": judgement.judge, "failure": judgement.failure}
+    if with_scores:
+        entry["scores"] = parse.scores if parse else None
+        entry["reported_overall"] = parse.reported_overall if parse else None
+    if parse is None:
+        entry["raw_replies"] = judgement.raw_replies
+    return entry
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -92,13 +129,24 @@ def explain(
     lenient: MCQResult,
     gold_unreadable: bool = False,
 ) -> str:
+    """A few lines: each judge's verdict, where to read the judge's input, the MCQ verdict.
+
+    Short on purpose: every score is copied into the log header. The twelve criteria are in the score value
+    (panel means, / 10) and, for a panel, each judge's in Score.metadata.
+    """
     parts = []
     for judgement in judgements:
         parse = judgement.parse
         if judgement.ok and parse is not None:
-            parts.append(f"**Judge {judgement.judge}**\n\n{rubric_table(parse.scores, parse.reported_overall)}")
+            overall = "not reported" if parse.reported_overall is None else f"{parse.reported_overall:g}"
+            parts.append(
+                f"**Judge {judgement.judge}**: mean of the 12 criteria {10 * reasoning_score(parse.scores):.2f} "
+                f"/ 10; its own Overall Score {overall}."
+            )
         else:
             parts.append(f"**Judge {judgement.judge}**: no valid judgement ({judgement.failure})")
+    if judgements:
+        parts.append(f"The judge's input as it received it: Transcript tab, *Info: {JUDGE_INPUT_SOURCE}*.")
     if is_mcq:
         verdict = "correct" if official.correct else "wrong"
         quirk = " (both letters missing: the official `none == none` quirk)" if official.none_quirk else ""
@@ -112,7 +160,7 @@ def explain(
     return "\n\n".join(parts)
 
 
-@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), by_question(), panel_agreement(), truncation()])
+@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), panel_agreement(), truncation()])
 def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS, judge_cache: bool = True) -> Scorer:
     """Rubric judge (the `grader` role; several models form a panel) plus official and lenient MCQ accuracy.
 
@@ -156,29 +204,17 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
         counted = is_mcq and (values[JUDGED] == 1.0 or not judge)
         values.update(mcq_values(counted, official, lenient))
         values[TRUNCATED_KEY] = 1.0 if truncated else 0.0
+        values[REASONING_SHOWN] = round(values[REASONING], SHOWN_DECIMALS)
         failed = judge and values[JUDGED] == 0.0
+        if judge:
+            judge_input = judge_user_message(meta["question"], meta["steps"], meta["final_answer"], response)
+            transcript().info(verbatim(judge_input), source=JUDGE_INPUT_SOURCE)
         return Score(
             value=values,
-            answer=official.final_answer.strip()[:500] or None,
+            answer=shown_answer(official.final_answer),
             explanation=explain(judgements, is_mcq, official, lenient, bool(meta.get(MCQ_GOLD_UNREADABLE))),
             reason=response_reason(failed, truncated, response),
-            metadata={
-                PANEL_KEY: [
-                    {
-                        "judge": j.judge,
-                        "scores": j.parse.scores if j.ok and j.parse else None,
-                        "reported_overall": j.parse.reported_overall if j.parse else None,
-                        "failure": j.failure,
-                        "raw_replies": j.raw_replies,
-                    }
-                    for j in judgements
-                ],
-                "mcq_letters": {
-                    "official": official.model_letter,
-                    "lenient": lenient.model_letter,
-                    "gold": official.gt_letter,
-                },
-            },
+            metadata={PANEL_KEY: [panel_entry(j, len(judgements) > 1) for j in judgements]},
         )
 
     return score

@@ -11,9 +11,19 @@ from drive_evals.drivelmm_o1.dataset import ImageMode, ImageOptions, load_drivel
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
 from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M
-from drive_evals.drivelmm_o1.metrics import REASONING
+from drive_evals.drivelmm_o1.metrics import (
+    CRITERION_NAMES,
+    JUDGE_OVERALL,
+    JUDGED,
+    MCQ_CORRECT,
+    MCQ_COUNTED,
+    MCQ_LENIENT,
+    NONE_QUIRK,
+    REASONING,
+)
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
-from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.errors import ParameterError
 from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
@@ -63,7 +73,7 @@ def drivelmm_o1(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=generate(),
+        solver=[official_prompt(), generate()],
         scorer=drivelmm_o1_scorer(judge=judge, judge_attempts=judge_attempts),
         config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
         metadata={
@@ -73,5 +83,11 @@ def drivelmm_o1(
             **built.summary,
         },
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING),
-        viewer=sample_list_view("DriveLMM-o1 questions", SCORER_NAME, [REASONING, "mcq_correct", "judged"]),
+        viewer=sample_list_view(
+            "DriveLMM-o1 questions",
+            SCORER_NAME,
+            [REASONING_SHOWN, MCQ_CORRECT, JUDGED],
+            trailing=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            labels={REASONING_SHOWN: "reasoning score", MCQ_CORRECT: "MCQ correct"},
+        ),
     )

@@ -23,6 +23,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ModelConfig
 
+from drive_evals.baseline import effective_model_args
 from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
 
 GRADER_ROLE = "grader"
@@ -154,7 +155,7 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         log_name=name,
         created=str(spec.created),
         model=spec.model,
-        model_args=dict(spec.model_args),
+        model_args=effective_model_args(spec.model, dict(spec.model_args)),
         generate=generate,
         task_args=dict(spec.task_args),
         metadata=dict(spec.metadata or {}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 import posixpath
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -63,11 +64,31 @@ def sample_id(subset: str, number: int) -> str:
     return f"surds-{subset}-{number:04d}"
 
 
+QUESTION_HEADING = "Question:"
+CAMERA_FACING = re.compile(r"The camera in the image is facing ([^,.]+)")
+"""The yaw template's only difference between the two prompts of a pair sits in its task description."""
+
+
+def question_text(prompt: str) -> str:
+    """The lines under `Question:` in a filled template (what tells units apart); the whole prompt if absent."""
+    _, found, rest = prompt.partition(QUESTION_HEADING)
+    question = rest.strip().split("\n\n", 1)[0].strip() if found else prompt
+    facing = CAMERA_FACING.search(prompt)
+    return f"{question} (camera facing {facing.group(1)})" if facing else question
+
+
 def unit_to_sample(unit: Unit, number: int, image_path: Path) -> Sample:
-    """One unit as one sample; the input shows the first prompt with the image (the solver sends every prompt)."""
+    """One unit as one sample.
+
+    The input holds the unit's question(s) and the image: it is what the viewer's sample list previews, and the
+    source of the image the solver sends. The solver sends each full prompt from the metadata, byte for byte.
+    """
+    questions = [question_text(prompt) for prompt in unit.prompts]
+    total = len(questions)
+    shown = questions[0] if total == 1 else "\n".join(f"{i}/{total}: {q}" for i, q in enumerate(questions, 1))
     return Sample(
         id=sample_id(unit.subset, number),
-        input=[ChatMessageUser(content=[ContentText(text=unit.prompts[0]), ContentImage(image=str(image_path))])],
+        input=[ChatMessageUser(content=[ContentText(text=shown), ContentImage(image=str(image_path))])],
         target=list(unit.targets),
         metadata={
             "subset": unit.subset,

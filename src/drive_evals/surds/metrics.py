@@ -15,6 +15,8 @@ from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
 OVERALL = "overall"
 SCORE_KEY = "score"
 VALID_KEY = "valid"
+CONVENTIONS_KEY = "xy2d_conventions"
+"""Score.metadata key of an xy2d unit's coordinate-convention diagnostic (`conventions.diagnose`)."""
 
 
 def _estimate(scores: list[SampleScore], key: str) -> GroupedEstimate:
@@ -82,19 +84,22 @@ def surds_validity() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def xy2d_conventions() -> Metric:
     """NON-OFFICIAL coordinate-convention diagnostic over the xy2d units (see `surds.conventions`).
 
     `xy2d_conv_<c>_score`: the xy2d score if every answer were read in convention c (`official` equals `xy2d`);
     `xy2d_conv_<c>_share`: the share of answers that look like convention c. Empty when xy2d was not run.
+    The values live in Score.metadata, not the score value: Inspect's viewer makes every score-value key a
+    sample-list column (13 columns, empty on five subsets in six). Metadata is not reduced over epochs, so this
+    metric reads every epoch's score (`scores="unreduced"`): the mean over unit-epochs.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        values = [s.score.value for s in scores if _metadata(s)["subset"] == "xy2d"]
-        rows = [v for v in values if isinstance(v, dict) and all(key in v for key in DIAGNOSTIC_KEYS)]
-        if not rows:
+        rows = [(s.score.metadata or {}).get(CONVENTIONS_KEY) for s in scores if _metadata(s)["subset"] == "xy2d"]
+        present = [row for row in rows if isinstance(row, dict) and all(key in row for key in DIAGNOSTIC_KEYS)]
+        if not present:
             return {}
-        return {key: sum(float(row[key] or 0.0) for row in rows) / len(rows) for key in DIAGNOSTIC_KEYS}
+        return {key: sum(float(row[key] or 0.0) for row in present) / len(present) for key in DIAGNOSTIC_KEYS}
 
     return compute

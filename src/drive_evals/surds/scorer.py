@@ -10,6 +10,7 @@ from inspect_ai.solver import TaskState
 from drive_evals.replies import emitted_text, stopped_at_token_limit
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
+    CONVENTIONS_KEY,
     SCORE_KEY,
     VALID_KEY,
     surds_scores,
@@ -30,7 +31,9 @@ MISSING_COMPLETIONS = (
     "again; its score from the original run stands in that log. Re-run the sample to score it afresh."
 )
 EXPLANATION_ANSWER_CHARS = 200
-"""Long answers are cut in the explanation table; `Score.metadata` keeps them whole."""
+"""Long answers are cut in the explanation; the transcript keeps them whole."""
+PAIR_SEPARATOR = ", "
+"""Joins a pair's answers; the viewer joins a list target with the same separator, so the columns line up."""
 
 
 def score_unit(
@@ -54,25 +57,32 @@ def score_unit(
 
 
 def explain(subset: str, targets: Sequence[str], box: object, per_prompt: Sequence[PromptScore]) -> str:
-    """A Markdown table: one row per prompt with the extracted answer, the gold, validity and correctness."""
-    rows = ["| prompt | answer | gold | valid | score | note |", "|---|---|---|---|---|---|"]
-    for index, (gold, verdict) in enumerate(zip(targets, per_prompt, strict=True)):
-        answer = _cell(verdict.answer) if verdict.answer is not None else "—"
+    """One Markdown line per prompt, numbered as the transcript numbers turns (`1/2`, `2/2`).
+
+    A list rather than a table: the viewer's score panel draws Markdown tables without cell padding, so short
+    headers ran together ("validscorenote").
+    """
+    total = len(targets)
+    lines = []
+    for number, (gold, verdict) in enumerate(zip(targets, per_prompt, strict=True), start=1):
+        answer = f"`{_cell(verdict.answer)}`" if verdict.answer is not None else "none"
         if subset == "xy2d":
             gold_text = f"box {box} (centre point {gold})"
             note = f"point {verdict.point}, centerness {verdict.score:.3f}" if verdict.point else ""
         else:
-            gold_text = _cell(gold)
+            gold_text = f"`{_cell(gold)}`"
             note = "correct" if verdict.correct else ("wrong" if verdict.valid else "")
-        rows.append(
-            f"| {index} | {answer} | {gold_text} | {'yes' if verdict.valid else 'no'} | {verdict.score:g} | "
-            f"{verdict.reason or note} |"
+        validity = "valid" if verdict.valid else "invalid"
+        detail = verdict.reason or note
+        lines.append(
+            f"- **Prompt {number}/{total}**: answer {answer} · gold {gold_text} · {validity} · "
+            f"score {verdict.score:g}{f' · {detail}' if detail else ''}"
         )
-    return "\n".join(rows)
+    return "\n".join(lines)
 
 
 def _cell(text: str) -> str:
-    flat = " ".join(text.split()).replace("|", "\\|")
+    flat = " ".join(text.split()).replace("`", "'")
     return flat if len(flat) <= EXPLANATION_ANSWER_CHARS else flat[:EXPLANATION_ANSWER_CHARS] + "…"
 
 
@@ -124,25 +134,18 @@ def surds_scorer() -> Scorer:
         first = per_prompt[0]
         conventions = diagnose(first.answer, first.point, metadata["bbox"]) if metadata["subset"] == "xy2d" else {}
         return Score(
-            value={
-                SCORE_KEY: value,
-                VALID_KEY: 1.0 if valid else 0.0,
-                TRUNCATED_KEY: 1.0 if any(truncated) else 0.0,
-                **conventions,
-            },
-            answer=" | ".join(p.answer if p.answer is not None else "" for p in per_prompt),
+            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, TRUNCATED_KEY: 1.0 if any(truncated) else 0.0},
+            answer=PAIR_SEPARATOR.join(p.answer if p.answer is not None else "" for p in per_prompt),
             explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt)
             + describe(conventions)
             + describe_truncation(truncated),
             reason=unit_reason(per_prompt, completions, truncated),
+            # Lean: every score is copied into the log header (`reductions`); the explanation shows each prompt.
             metadata={
-                "unit_id": state.metadata["unit_id"],
-                "invalid_reasons": reasons,
-                "prompts": [
-                    {"answer": p.answer, "valid": p.valid, "score": p.score, "reason": p.reason, "point": p.point}
-                    for p in per_prompt
-                ],
-            },
+                **({"invalid_reasons": reasons} if reasons else {}),
+                **({CONVENTIONS_KEY: conventions} if conventions else {}),
+            }
+            or None,
         )
 
     return score

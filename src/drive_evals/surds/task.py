@@ -8,7 +8,7 @@ from inspect_ai.model import GenerateConfig
 
 from drive_evals.data import open_snapshot
 from drive_evals.surds.dataset import load_surds, parse_subsets
-from drive_evals.surds.metrics import OVERALL
+from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
 from drive_evals.truncation import enable_truncation_warning
@@ -61,5 +61,5 @@ def surds(
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
         metadata={"benchmark": "surds", **built.summary},
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
-        viewer=sample_list_view("SURDS units", SCORER_NAME, ["score", "valid"]),
+        viewer=sample_list_view("SURDS units", SCORER_NAME, [SCORE_KEY, VALID_KEY]),
     )

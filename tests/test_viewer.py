@@ -1,0 +1,141 @@
+"""What `inspect view` shows for our tasks: sample-list columns, explanations, ids, the log's model and run labels."""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai.model import Model
+from inspect_ai.scorer import SampleScore, Score
+from inspect_ai.viewer import TaskSamplesColumn, ViewerConfig
+
+from drive_evals.baseline import DEFAULT_SEED, effective_model_args
+from drive_evals.data import open_snapshot
+from drive_evals.drivelmm_o1.judge import Judgement
+from drive_evals.drivelmm_o1.mcq import MCQResult
+from drive_evals.drivelmm_o1.metrics import o1_stderr, reasoning_metrics
+from drive_evals.drivelmm_o1.rubric import RubricParse
+from drive_evals.drivelmm_o1.scorer import (
+    REASONING_SHOWN,
+    mcq_values,
+    panel_entry,
+    rubric_values,
+    shown_answer,
+    verbatim,
+)
+from drive_evals.drivelmm_o1.task import drivelmm_o1
+from drive_evals.surds.dataset import load_surds, question_text
+from drive_evals.surds.scorer import PAIR_SEPARATOR, explain, score_unit
+from drive_evals.surds.task import surds
+from drive_evals.surds.units import SUBSETS
+
+
+def _columns(config: ViewerConfig | None) -> dict[str, bool]:
+    assert config is not None and config.task_samples_view is not None
+    view = config.task_samples_view
+    assert not isinstance(view, list) and view.columns is not None
+    return {column.id: column.visible for column in view.columns}
+
+
+def _score_id(scorer: str, key: str) -> str:
+    return TaskSamplesColumn.score(scorer, key).id
+
+
+def test_surds_list_names_every_score_key() -> None:
+    """The viewer makes every score-value key a visible column, whatever the view says: the xy2d diagnostic
+    lives in Score.metadata, so the value holds only the two keys a user needs."""
+    columns = _columns(surds(data="demo").viewer)
+    assert columns[_score_id("surds_scorer", "score")] and columns[_score_id("surds_scorer", "valid")]
+    assert columns["input"], "the input column shows the question"
+    completions = ["<answer>[800, 450]</answer>"]
+    value, per_prompt = score_unit("xy2d", ["[800, 450]"], [], [700, 400, 900, 500], completions)
+    assert value == 1.0 and per_prompt[0].point == (800.0, 450.0)
+
+
+def test_drivelmm_list_leads_with_the_rounded_score() -> None:
+    columns = _columns(drivelmm_o1(data="demo", judge=False).viewer)
+    nothing = MCQResult(final_answer="", model_letter="A", gt_letter="A", correct=True, none_quirk=False)
+    emitted = {**rubric_values([]), **mcq_values(True, nothing, nothing), REASONING_SHOWN: 0.0}
+    scorer = "drivelmm_o1_scorer"
+    assert {_score_id(scorer, key) for key in emitted} <= set(columns)
+    order = list(columns)
+    first = [order.index(_score_id(scorer, key)) for key in (REASONING_SHOWN, "mcq_correct", "judged")]
+    assert first == sorted(first) and max(first) < order.index("error") < order.index(
+        _score_id(scorer, "judge_overall")
+    )
+
+
+def test_surds_input_is_the_question_and_the_model_still_gets_the_full_prompt() -> None:
+    dataset = load_surds(open_snapshot("demo", "surds"), list(SUBSETS), "metadata").dataset
+    for sample in dataset:
+        meta = sample.metadata or {}
+        text = sample.input[0].content[0].text  # type: ignore[union-attr]
+        assert "Task Description" not in text
+        prompts = meta["prompts"]
+        assert all(question_text(p).split(" (camera")[0] in text for p in prompts)
+        assert all(p.startswith("Task Description") for p in prompts), "the solver sends these, unchanged"
+    yaw = next(s for s in dataset if (s.metadata or {})["subset"] == "yaw")
+    assert "1/2:" in yaw.input[0].content[0].text and "(camera facing" in yaw.input[0].content[0].text  # type: ignore[union-attr]
+
+
+def test_surds_explanation_numbers_prompts_like_the_transcript() -> None:
+    value, per_prompt = score_unit(
+        "left_right", ["left", "right"], ["left", "right"], None, ["<answer>left</answer>", None]
+    )
+    text = explain("left_right", ["left", "right"], None, per_prompt)
+    lines = text.splitlines()
+    assert lines[0].startswith("- **Prompt 1/2**: answer `left` · gold `left` · valid · score 1 · correct")
+    assert lines[1].startswith("- **Prompt 2/2**: answer none") and "invalid" in lines[1]
+    assert "|" not in text and value == 0.0
+    assert PAIR_SEPARATOR == ", ", "the viewer joins a list target with ', '"
+
+
+def test_drivelmm_answer_loses_the_marker_colon() -> None:
+    assert shown_answer(": Proceed with caution.") == "Proceed with caution."
+    assert shown_answer("  :  B) Left") == "B) Left"
+    assert shown_answer("") is None
+
+
+def test_verbatim_fences_text_that_holds_fences() -> None:
+    text = "Final Answer: x\n```\nLLM Response: y"
+    block = verbatim(text)
+    fence = block.splitlines()[0].removesuffix("text")
+    assert len(fence) == 4 and block.endswith("\n" + fence) and text in block
+
+
+def test_panel_entry_keeps_raw_replies_only_for_failures() -> None:
+    scores = {"Faithfulness-Step": 7.0}
+    good = Judgement(judge="a/b", parse=RubricParse(scores=scores, reported_overall=7.0))
+    good.raw_replies.append("{...}")
+    assert panel_entry(good, with_scores=False) == {"judge": "a/b", "failure": None}
+    assert panel_entry(good, with_scores=True)["scores"] == scores
+    bad = Judgement(judge="a/b", failure="invalid judge reply: x")
+    bad.raw_replies.append("{not json")
+    assert panel_entry(bad, with_scores=False)["raw_replies"] == ["{not json"]
+
+
+def test_log_metrics_are_the_headline_set() -> None:
+    scores = [
+        SampleScore(score=Score(value={"reasoning_score": 0.5, "judge_overall": 0.5, "judged": 1.0}), sample_id=1)
+    ]
+    assert set(reasoning_metrics()(scores)) == {"reasoning_score", "judge_overall", "judge_coverage"}  # type: ignore[arg-type]
+    assert set(o1_stderr()(scores)) == {"reasoning_score_stderr", "judge_overall_stderr", "mcq_accuracy_stderr"}  # type: ignore[arg-type]
+
+
+def test_the_default_chance_seed_is_named() -> None:
+    assert effective_model_args("chance/random", {}) == {"seed": DEFAULT_SEED}
+    assert effective_model_args("chance/random", {"seed": 3}) == {"seed": 3}
+    assert effective_model_args("openai/gpt-4o", {}) == {}
+
+
+def test_judge_meta_log_names_the_bound_judge() -> None:
+    from inspect_ai.model import get_model
+    from inspect_ai.model._model import init_model_roles
+
+    from drive_evals.drivelmm_o1.judge_meta import bound_judge
+
+    judge = get_model("chance/random")
+    init_model_roles({"grader": judge})
+    assert isinstance(bound_judge(), Model) and str(bound_judge()) == "chance/random"
+    init_model_roles({})
+    assert bound_judge() is None
+    assert math.isnan(rubric_values([])["reasoning_score"])

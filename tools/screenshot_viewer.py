@@ -1,0 +1,212 @@
+"""Screenshots of `inspect view` on a log directory: each task's sample list and one sample's score view.
+
+    python tools/screenshot_viewer.py LOG_DIR [--out test-artifacts] [--port 7599]
+
+Starts `inspect view` on LOG_DIR, drives a headless Chromium over the DevTools pipe (no browser download, no
+package), waits until the page's text stops changing (the viewer renders with JavaScript after the load event),
+and writes `viewer-<task>-samples.png`, `viewer-<task>-sample.png` (score view) and `viewer-<task>-transcript.png`
+per log. Look at them: that is the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--remote-debugging-pipe",
+)
+PIPE_IN, PIPE_OUT = 3, 4
+"""Chromium's --remote-debugging-pipe reads commands from fd 3 and writes replies to fd 4."""
+WINDOW = (1400, 1000)
+SERVER_START_SECONDS = 60
+RENDER_SECONDS = 40
+SETTLE_SECONDS = 2.0
+"""The page counts as rendered once its text has not changed for this long."""
+
+
+class DevToolsPipe:
+    """A minimal Chrome DevTools Protocol client over --remote-debugging-pipe (NUL-separated JSON messages)."""
+
+    def __init__(self, write_fd: int, read_fd: int) -> None:
+        self.write_fd, self.read_fd = write_fd, read_fd
+        self.buffer = b""
+        self.next_id = 0
+
+    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.write_fd, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._receive()
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return dict(reply["result"])
+
+    def _receive(self) -> dict[str, Any]:
+        while b"\0" not in self.buffer:
+            chunk = os.read(self.read_fd, 1 << 16)
+            if not chunk:
+                raise EOFError("chromium closed the DevTools pipe")
+            self.buffer += chunk
+        raw, self.buffer = self.buffer.split(b"\0", 1)
+        return dict(json.loads(raw))
+
+
+class Browser:
+    """One headless Chromium tab: open a URL, wait for the page to settle, capture the window."""
+
+    def __init__(self, pipe: DevToolsPipe) -> None:
+        self.pipe = pipe
+        target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        width, height = WINDOW
+        params = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        pipe.call("Emulation.setDeviceMetricsOverride", params, self.session)
+
+    def text(self) -> str:
+        result = self.pipe.call("Runtime.evaluate", {"expression": "document.body.innerText"}, self.session)
+        return str(result["result"].get("value", ""))
+
+    def shoot(self, url: str, expect: str) -> bytes:
+        """Navigate, wait until `expect` is on the page and the text has settled, and return a PNG of the window."""
+        self.pipe.call("Page.navigate", {"url": url}, self.session)
+        deadline = time.monotonic() + RENDER_SECONDS
+        last, stable_since = "", time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = self.text()
+            if now != last:
+                last, stable_since = now, time.monotonic()
+            elif expect.lower() in now.lower() and time.monotonic() - stable_since >= SETTLE_SECONDS:
+                break
+        else:
+            print(f"warning: {url}: {expect!r} did not appear within {RENDER_SECONDS} s", file=sys.stderr)
+        shot = self.pipe.call("Page.captureScreenshot", {"format": "png"}, self.session)
+        return base64.b64decode(shot["data"])
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    command_read, command_write = os.pipe()
+    reply_read, reply_write = os.pipe()
+
+    def wire_pipes() -> None:
+        high_in, high_out = os.dup(command_read), os.dup(reply_write)
+        os.dup2(high_in, PIPE_IN)
+        os.dup2(high_out, PIPE_OUT)
+
+    with tempfile.TemporaryDirectory() as profile:
+        process = subprocess.Popen(
+            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=wire_pipes,
+            close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(command_read)
+        os.close(reply_write)
+        pipe = DevToolsPipe(command_write, reply_read)
+        try:
+            yield Browser(pipe)
+            pipe.call("Browser.close")
+        finally:
+            os.close(command_write)
+            os.close(reply_read)
+            try:
+                process.wait(timeout=RENDER_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@contextmanager
+def inspect_view(log_dir: Path, port: int) -> Iterator[str]:
+    """`inspect view` on `log_dir`, stopped (by its process id) on exit; yields the base URL."""
+    inspect = Path(sys.executable).with_name("inspect")
+    command = [str(inspect), "view", "--log-dir", str(log_dir), "--port", str(port), "--host", "127.0.0.1"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_SECONDS
+        while True:
+            try:
+                with urllib.request.urlopen(base, timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError(f"inspect view did not start on port {port}") from None
+                time.sleep(0.5)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def screenshot_logs(log_dir: Path, out: Path, port: int) -> list[Path]:
+    """Per log in `log_dir`: its sample list and its first sample's scoring and transcript tabs. Returns the files
+    written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with inspect_view(log_dir, port) as base, chromium() as browser:
+        for info in list_eval_logs(str(log_dir)):
+            log = read_eval_log(info, header_only=True)
+            summaries = read_eval_log_sample_summaries(info)
+            if not summaries:
+                continue
+            sample = summaries[0]
+            name = Path(info.name).name
+            task = log.eval.task.split("/")[-1]
+            route = f"{base}/#/logs/{quote(name)}/samples"
+            first_id = min(str(summary.id) for summary in summaries)  # the list opens sorted by id
+            scoring = f"{route}/sample/{quote(str(sample.id))}/{sample.epoch}/scoring"
+            shots = {
+                f"viewer-{task}-samples.png": (f"{route}/", first_id),
+                f"viewer-{task}-sample.png": (scoring, "explanation"),
+                f"viewer-{task}-transcript.png": (scoring.removesuffix("scoring") + "transcript", "scoring"),
+            }
+            for file_name, (url, expect) in shots.items():
+                path = out / file_name
+                path.write_bytes(browser.shoot(url, expect))
+                written.append(path)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("log_dir", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("test-artifacts"))
+    parser.add_argument("--port", type=int, default=7599)
+    args = parser.parse_args()
+    for path in screenshot_logs(args.log_dir, args.out, args.port):
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
