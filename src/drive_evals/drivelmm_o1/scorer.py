@@ -14,6 +14,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, Judgement, graders, judge_response
+from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.drivelmm_o1.mcq import MCQResult, lenient_correct, official_correct
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
@@ -87,14 +88,23 @@ def explain(judgements: Sequence[Judgement], is_mcq: bool, official: MCQResult, 
 
 
 @scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), by_question(), panel_agreement()])
-def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS, judge_cache: bool = True) -> Scorer:
+def drivelmm_o1_scorer(
+    judge: bool = True,
+    judge_attempts: int = JUDGE_ATTEMPTS,
+    judge_cache: bool = True,
+    judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
+    breaker: JudgeBreaker | None = None,
+) -> Scorer:
     """Rubric judge (the `grader` role; several models form a panel) plus official and lenient MCQ accuracy.
 
     Args:
         judge: Call the judge. Off, only MCQ accuracy is computed (over all MCQ items) and nothing is paid for.
         judge_attempts: Calls per judge for one sample when replies fail validation.
         judge_cache: Cache judge replies (re-runs and re-scoring reuse every valid judgement).
+        judge_error_limit: Consecutive judge API errors after which no judge call is made (`grader_failed`).
+        breaker: The task's breaker, shared with its `stop_when_judge_down` solver (default: one of its own).
     """
+    breaker = breaker if isinstance(breaker, JudgeBreaker) else JudgeBreaker(judge_error_limit)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
@@ -113,6 +123,7 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
                     response,
                     judge_attempts,
                     judge_cache,
+                    breaker,
                 )
 
             async with anyio.create_task_group() as group:
