@@ -22,7 +22,7 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
 
 
-def task_of(name: str, unknown: str = "x", **values: object) -> None:
+def task_of(name: str, **values: Any) -> None:
     """A task function that takes **kwargs and refuses what it does not declare, as the three tasks do."""
 
     def surds_like(data: str = "demo", subsets: str | None = None, **kwargs: object) -> None:

@@ -61,7 +61,7 @@ def test_breaker_trips_on_consecutive_api_errors_of_one_judge() -> None:
 
 
 def test_breaker_is_logged_as_null() -> None:
-    assert JudgeBreaker(limit=1)._repr_params_() is None
+    assert JudgeBreaker(limit=1)._repr_params_() is None  # type: ignore[func-returns-value]
 
 
 def test_plain_reason_drops_rich_markup() -> None:

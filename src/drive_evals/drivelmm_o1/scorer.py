@@ -23,10 +23,12 @@ from drive_evals.drivelmm_o1.metrics import (
     MCQ_CORRECT,
     MCQ_COUNTED,
     MCQ_LENIENT,
+    MIN_PANEL,
     NONE_QUIRK,
     PANEL_KEY,
     REASONING,
     by_question,
+    judge_key,
     mcq_metrics,
     o1_stderr,
     panel_agreement,
@@ -55,6 +57,24 @@ def rubric_values(judgements: Sequence[Judgement]) -> dict[str, float]:
     }
     fractions = [criterion_fractions(p.scores) for p in valid]
     values.update({name: _mean([f[c] for f in fractions]) for c, name in CRITERION_NAMES.items()})
+    values.update(panel_values(judgements))
+    return values
+
+
+def panel_values(judgements: Sequence[Judgement]) -> dict[str, float]:
+    """With two judges or more, each judge's reasoning score and criteria, NaN where it gave no valid judgement.
+
+    In `Score.value`, not its metadata: epoch reducers reduce these like the panel means (Inspect keeps only the
+    first epoch's metadata), so `panel_agreement` reads the same reduction as the headline.
+    """
+    if len(judgements) < MIN_PANEL:
+        return {}
+    values: dict[str, float] = {}
+    for index, judgement in enumerate(judgements):
+        parse = judgement.parse if judgement.ok else None
+        fractions = criterion_fractions(parse.scores) if parse is not None else {}
+        values[judge_key(index, REASONING)] = reasoning_score(parse.scores) if parse is not None else NAN
+        values.update({judge_key(index, name): fractions.get(c, NAN) for c, name in CRITERION_NAMES.items()})
     return values
 
 

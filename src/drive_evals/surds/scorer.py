@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
@@ -9,8 +10,10 @@ from inspect_ai.solver import TaskState
 
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
+    LOST_KEY,
     SCORE_KEY,
     VALID_KEY,
+    surds_lost,
     surds_scores,
     surds_stderr,
     surds_validity,
@@ -74,14 +77,16 @@ def _cell(text: str) -> str:
     return flat if len(flat) <= EXPLANATION_ANSWER_CHARS else flat[:EXPLANATION_ANSWER_CHARS] + "…"
 
 
-@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions()])
+@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions(), surds_lost()])
 def surds_scorer() -> Scorer:
     """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness."""
 
     async def score(state: TaskState, target: Target) -> Score:
         stored = state.store.get(COMPLETIONS_KEY)
         if stored is None and len(state.metadata["prompts"]) > 1:
-            return Score.unscored(reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
+            # Not Score.unscored(): metrics never see those, and `<subset>_lost_units` must count this unit.
+            lost = {SCORE_KEY: math.nan, VALID_KEY: math.nan, LOST_KEY: 1.0}
+            return Score(value=lost, reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
         # An empty completion is no response (an Anthropic stream cut after `message_start` gives one silently),
         # not a format error: each such prompt says "no completion" and the unit's reason is `no_response`.
         completions = [c if c and c.strip() else None for c in stored or [state.output.completion]]
@@ -95,7 +100,7 @@ def surds_scorer() -> Scorer:
         first = per_prompt[0]
         conventions = diagnose(first.answer, first.point, metadata["bbox"]) if metadata["subset"] == "xy2d" else {}
         return Score(
-            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, **conventions},
+            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, LOST_KEY: 0.0, **conventions},
             answer=" | ".join(p.answer if p.answer is not None else "" for p in per_prompt),
             explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt)
             + describe(conventions),
