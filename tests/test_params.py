@@ -100,7 +100,7 @@ O1_CASES: list[tuple[dict[str, Any], str]] = [
     ({"lidar": "yes please"}, "lidar='yes please'"),
     ({"lidar_range_m": -5}, "lidar_range_m=-5"),
     ({"lidar_resolution_m": "fine"}, "lidar_resolution_m='fine'"),
-    ({"lidar_range_m": 100, "lidar_resolution_m": 0.001}, "200000 px per side (valid: 1 to 8192)"),
+    ({"lidar_range_m": 100, "lidar_resolution_m": 0.001}, "200000 px per side (min 1, max 8192)"),
     ({"judge": "on please"}, "judge='on please'"),
     ({"judge_attempts": 0}, "judge_attempts=0: expected a whole number of at least 1"),
     ({"judge_error_limit": 0}, "judge_error_limit=0"),

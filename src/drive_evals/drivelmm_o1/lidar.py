@@ -129,7 +129,7 @@ def _image_side(range_m: float, resolution_m: float) -> int:
     side = round(2 * range_m / resolution_m)
     if not 1 <= side <= MAX_IMAGE_SIDE_PX:
         raise ValueError(
-            f"{range_m} m at {resolution_m} m/px gives {side} px per side (valid: 1 to {MAX_IMAGE_SIDE_PX})"
+            f"{range_m} m at {resolution_m} m/px gives {side} px per side (min 1, max {MAX_IMAGE_SIDE_PX})"
         )
     return side
 
