@@ -29,6 +29,8 @@ MODEL = "openai/gpt-4o-2024-08-06"
 JUDGE = "openai/gpt-4o-mini-2024-07-18"
 GOOD_KEY = "sk-good-judge-guard-test"
 REFUSED_KEY = "sk-refused-judge-guard-test"
+POLICY = "correct"
+"""Valid judge replies every time (`mixed` answers a tenth of judge prompts with prose)."""
 OPENAI_KEY_VARS = ("OPENAI_API_KEY", "AZUREAI_OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
@@ -136,7 +138,7 @@ def stopped_run(tmp_path: Path, server: FakeModelServer, monkeypatch: pytest.Mon
 
 
 def test_refused_judge_stops_the_run_and_keeps_the_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with FakeModelServer(policy=drive_policy("mixed"), api_keys={GOOD_KEY}) as server:
+    with FakeModelServer(policy=drive_policy(POLICY), api_keys={GOOD_KEY}) as server:
         log = stopped_run(tmp_path, server, monkeypatch)
         generations, refused = server.requests, server.rejections
     assert log.status == "error" and log.error is not None
@@ -150,24 +152,26 @@ def test_refused_judge_stops_the_run_and_keeps_the_generation(tmp_path: Path, mo
     assert score.reason == "grader_failed" and judged[0].output.completion, "the generation is kept to judge later"
 
 
-@pytest.mark.slow
-def test_recovery_command_runs_unattended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's command re-judges the stopped run's log in place, without a prompt (stdin is closed)."""
-    with FakeModelServer(policy=drive_policy("mixed"), api_keys={GOOD_KEY}) as server:
-        log = stopped_run(tmp_path, server, monkeypatch)
-        command = [
-            *("score", log.location, "--scorer", "drive_evals/drivelmm_o1_scorer"),
-            *("--action", "overwrite", "--overwrite", "--model-role", f"grader={JUDGE}"),
-        ]
-        result = subprocess.run(
-            [sys.executable, str(RUNNER), *command],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-        )
+def inspect_cli(args: list[str], cwd: Path) -> None:
+    """`inspect <args>` with stdin closed: a command that stops to ask fails instead of waiting."""
+    command = [sys.executable, str(RUNNER), *args]
+    result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, cwd=cwd)
     assert result.returncode == 0, result.stdout + result.stderr
-    rescored = read_eval_log(log.location)
-    judged = [s for s in rescored.samples or [] if s.output.completion]
-    assert judged and all(s.scores and s.scores[SCORER].reason != "grader_failed" for s in judged)
+
+
+@pytest.mark.slow
+def test_recovery_commands_finish_the_run_unattended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's two commands: `eval-retry` generates and judges what the stopped run never reached, then
+    `inspect score` re-judges every sample in place, without a prompt. No sample is generated twice."""
+    with FakeModelServer(policy=drive_policy(POLICY), api_keys={GOOD_KEY}) as server:
+        stopped = stopped_run(tmp_path, server, monkeypatch)
+        retried_dir = tmp_path / "retried"
+        inspect_cli(["eval-retry", stopped.location, "--log-dir", str(retried_dir)], tmp_path)
+        [retried] = list_eval_logs(str(retried_dir))
+        score = ["score", retried.name, "--scorer", "drive_evals/drivelmm_o1_scorer"]
+        inspect_cli([*score, "--action", "overwrite", "--overwrite", "--model-role", f"grader={JUDGE}"], tmp_path)
+        generations = [r for r in server.requests if r.model == MODEL.split("/")[1]]
+    final = read_eval_log(retried.name)
+    assert final.status == "success" and final.samples is not None
+    assert len(final.samples) == len({r.key for r in generations}) == len(generations), "each generated once"
+    assert all(s.scores and s.scores[SCORER].reason != "grader_failed" for s in final.samples)
