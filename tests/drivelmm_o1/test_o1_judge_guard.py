@@ -124,10 +124,12 @@ def stopped_run(tmp_path: Path, server: FakeModelServer, monkeypatch: pytest.Mon
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "derived"))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    # Not memoized: a cached client would still point at an earlier test's server, and retry it forever.
+    model = get_model(MODEL, api_key=GOOD_KEY, base_url=server.openai_base_url, memoize=False)
     judge = get_model(JUDGE, api_key=REFUSED_KEY, base_url=server.openai_base_url, memoize=False)
     [log] = inspect_eval(
         O1,
-        model=MODEL,
+        model=model,
         model_roles={"grader": judge},
         task_args={"data": "demo", "judge_error_limit": 2},
         max_samples=1,
