@@ -25,7 +25,7 @@ from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = "drivelmm_o1_scorer"
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
