@@ -135,7 +135,7 @@ def test_surds_truncated_units(
     }
     cut = next(s for s in log.samples if s.id == CUT_PAIR)
     assert cut.store["surds_truncated"] == [True, False]
-    assert "Prompt 0 stopped at the output token limit" in (cut.scores or {})[SURDS_SCORER].explanation  # type: ignore[operator]
+    assert "Prompt 1/2 stopped at the output token limit" in (cut.scores or {})[SURDS_SCORER].explanation  # type: ignore[operator]
     warnings = [r.getMessage() for r in caplog.records if r.name == "drive_evals.truncation"]
     assert len(warnings) == 1 and "75.0% of samples" in warnings[0] and "--max-tokens" in warnings[0]
 

@@ -1,12 +1,28 @@
-"""Errors raised before any model call, so that bad input never costs money or half a run."""
+"""Errors raised before any model call, so that bad input never costs money or half a run.
+
+Every error here is an Inspect `PrerequisiteError`: raised while a task is built, `inspect eval` then prints its
+message alone and exits 1, instead of a traceback of 200 lines that prints the message twice. That class is not
+part of Inspect's public API (0.3.285 keeps it in `inspect_ai._util.error`); `tests/test_errors.py` runs the
+command line to catch a change in that behaviour.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from inspect_ai._util.error import PrerequisiteError
+from rich.markup import escape
 
-class DriveEvalsError(Exception):
-    """Base class of the errors this package raises on purpose."""
+
+class DriveEvalsError(PrerequisiteError):
+    """Base class of the errors this package raises on purpose; `str(error)` is the plain message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(escape(message))  # Inspect prints `.message` with rich: brackets in it are not markup
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class DataValidationError(DriveEvalsError, ValueError):
@@ -29,3 +45,7 @@ class DataSourceError(DriveEvalsError, RuntimeError):
 
 class ParameterError(DriveEvalsError, ValueError):
     """A task parameter has a value the task cannot use; the message names the parameter and valid values."""
+
+
+class JudgeUnavailableError(DriveEvalsError, RuntimeError):
+    """A judge model cannot be used (no API key, unknown provider): found before the first generation is paid."""

@@ -221,5 +221,6 @@ def test_bad_data_stops_the_command_line_before_any_request(tmp_path: Path, task
         args = ["eval", task, "--model", OPENAI_MODEL, *task_args]
         run = run_cli([*args, "--log-dir", str(tmp_path / "logs")], cli_env(server, tmp_path), tmp_path)
         assert server.requests == [] and server.rejections == []
-    output = " ".join((run.stdout + run.stderr).split())
-    assert all(" ".join(text.split()) in output for text in expected), output[-3000:]
+    # Inspect prints the message with rich, wrapped at the terminal width (80 columns here), folding long paths
+    output = "".join((run.stdout + run.stderr).split())
+    assert all("".join(text.split()) in output for text in expected), output[-3000:]

@@ -225,7 +225,7 @@ def test_surds_pair_without_its_completions_is_not_scored_zero() -> None:
     """A pair whose stored completions are gone (a sample Inspect recovered on eval-retry) cannot be re-scored:
     `scoring_failed`, excluded from metrics, rather than a silent 0."""
     score = run_surds_scorer(surds_state(UNITS["distance"], None))
-    assert score.reason == "scoring_failed" and math.isnan(float(score.value))  # type: ignore[arg-type]
+    assert score.reason == "scoring_failed" and math.isnan(score_values(score)["score"])
     single = run_surds_scorer(surds_state(UNITS["depth"], None))
     assert single.reason is not None and not math.isnan(score_values(single)["score"])
 

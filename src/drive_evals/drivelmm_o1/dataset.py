@@ -73,7 +73,7 @@ def parse_cell_size(value: str | Sequence[int]) -> tuple[int, int]:
     """`800x450`, `[800, 450]` or `(800, 450)` -> (800, 450)."""
     try:
         parts = [int(p) for p in value.lower().split("x")] if isinstance(value, str) else [int(p) for p in value]
-    except ValueError as error:
+    except (TypeError, ValueError) as error:
         raise ParameterError(f"cell_size={value!r}: expected WIDTHxHEIGHT, e.g. 800x450") from error
     if len(parts) != 2 or min(parts) < 1:
         raise ParameterError(f"cell_size={value!r}: expected two positive integers WIDTHxHEIGHT, e.g. 800x450")
@@ -277,6 +277,7 @@ def record_to_sample(record: O1Record, images: list[Content], sample_id: str) ->
 
 def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None, options: ImageOptions) -> O1Data:
     """Validate the test file and every file it names, build the frames' images, then the samples."""
+    root = resolve_nuscenes_root(data, nuscenes_root)  # a parameter: checked before the test file is downloaded
     test_file, provenance = resolve_test_file(data, revision)
     warnings = DataWarnings("DriveLMM-o1")
     records = load_records(test_file, warnings)
@@ -285,7 +286,6 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
             warnings.add(
                 MCQ_GOLD_UNREADABLE, MCQ_GOLD_UNREADABLE_MEANING, f"idx {record.idx!r}: {record.final_answer[:80]!r}"
             )
-    root = resolve_nuscenes_root(data, nuscenes_root)
     paths = check_files(records, root, options.lidar)
     verify_manifest(root, list(paths))
     images = frame_images(records, paths, options)

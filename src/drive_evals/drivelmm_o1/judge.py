@@ -18,11 +18,16 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
     ResponseSchema,
-    get_model,
-    model_roles,
 )
 from inspect_ai.util import LimitExceededError, json_schema
 
+from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_GRADER,
+    GRADER_ROLE,
+    JudgeBreaker,
+    graders,
+    plain_reason,
+)
 from drive_evals.drivelmm_o1.prompts import (
     JUDGE_MAX_TOKENS,
     JUDGE_SCHEMA_NAME,
@@ -32,10 +37,8 @@ from drive_evals.drivelmm_o1.prompts import (
 )
 from drive_evals.drivelmm_o1.rubric import EvaluationScores, RubricParse, parse_judge_reply
 
-GRADER_ROLE = "grader"
-DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
-"""The pinned snapshot of `gpt-4o-mini`, the judge the released evaluation script calls (the paper's text says
-GPT-4o: bind `--model-role grader=openai/gpt-4o-2024-08-06` to follow the text)."""
+__all__ = ["DEFAULT_GRADER", "GRADER_ROLE", "JudgeBreaker", "Judgement", "graders", "judge_config", "judge_response"]
+
 JUDGE_ATTEMPTS = 3
 """One call plus two retries for a reply that fails validation (API errors are retried by Inspect itself)."""
 ATTEMPT_SCOPE = "drive_evals_judge_attempt"
@@ -67,16 +70,6 @@ def judge_config() -> GenerateConfig:
     )
 
 
-def graders() -> list[Model]:
-    """The models bound to the `grader` role (several form a panel), else the documented default judge."""
-    bound = model_roles().get(GRADER_ROLE)
-    if isinstance(bound, list) and bound:
-        return bound
-    if isinstance(bound, Model):
-        return [bound]
-    return [get_model(role=GRADER_ROLE, default=DEFAULT_GRADER)]
-
-
 def _kept(reply: str) -> str:
     return reply if len(reply) <= RAW_REPLY_CHARS else reply[:RAW_REPLY_CHARS] + f"… [{len(reply)} chars]"
 
@@ -89,8 +82,12 @@ async def judge_response(
     response: str,
     attempts: int = JUDGE_ATTEMPTS,
     cache: bool = True,
+    breaker: JudgeBreaker | None = None,
 ) -> Judgement:
-    """Ask one judge to score one response; validate, retry invalid replies, never raise on what it says."""
+    """Ask one judge to score one response; validate, retry invalid replies, never raise on what it says.
+
+    `breaker` counts the calls that fail with an API error; once it has tripped, no further call is made.
+    """
     judgement = Judgement(judge=str(model))
     messages: list[ChatMessage] = [
         ChatMessageSystem(content=JUDGE_SYSTEM_PROMPT),
@@ -98,14 +95,21 @@ async def judge_response(
     ]
     config = judge_config()
     for attempt in range(attempts):
+        if breaker is not None and breaker.stopped is not None:
+            judgement.failure = breaker.stopped
+            break
         policy = CachePolicy(expiry=None, per_epoch=False, scopes={ATTEMPT_SCOPE: str(attempt)}) if cache else False
         try:
             output = await model.generate(messages, config=config, cache=policy)
         except LimitExceededError:
             raise
         except Exception as error:  # an error Inspect does not retry (e.g. a broken body): one failed attempt
-            judgement.failure = f"judge call failed: {type(error).__name__}: {error}"
+            judgement.failure = f"judge call failed: {type(error).__name__}: {plain_reason(error)}"
+            if breaker is not None:
+                breaker.record(judgement.judge, error)
             continue
+        if breaker is not None:
+            breaker.record(judgement.judge, None)
         reply = output.completion
         judgement.raw_replies.append(_kept(reply))
         parsed = parse_judge_reply(reply)

@@ -22,6 +22,12 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
 from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, build_variants
 from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, GRADER_ROLE, JUDGE_ATTEMPTS, graders, judge_response
+from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_JUDGE_ERROR_LIMIT,
+    JudgeBreaker,
+    preflight_graders,
+    stop_when_judge_down,
+)
 from drive_evals.drivelmm_o1.judge_meta_metrics import JUDGE_SCORE, judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import JUDGED
 from drive_evals.drivelmm_o1.records import O1Record, load_records
@@ -29,6 +35,7 @@ from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
 from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
 from drive_evals.errors import ParameterError
+from drive_evals.params import optional_text, reject_unknown, text, whole
 from drive_evals.viewer import sample_list_view
 
 SCORER_NAME = "judge_meta_scorer"
@@ -90,8 +97,16 @@ def replay_response() -> Solver:
 
 
 @scorer(metrics=[judge_meta_metrics()])
-def judge_meta_scorer(judge_attempts: int = JUDGE_ATTEMPTS) -> Scorer:
-    """Score each response with the benchmark's judge call, uncached, so that epochs are independent calls."""
+def judge_meta_scorer(
+    judge_attempts: int = JUDGE_ATTEMPTS,
+    judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
+    breaker: JudgeBreaker | None = None,
+) -> Scorer:
+    """Score each response with the benchmark's judge call, uncached, so that epochs are independent calls.
+
+    `breaker` is the task's, shared with its `stop_when_judge_down` solver (default: one of its own).
+    """
+    breaker = breaker if isinstance(breaker, JudgeBreaker) else JudgeBreaker(judge_error_limit)
 
     async def score(state: TaskState, target: Target) -> Score:
         models = graders()
@@ -106,6 +121,7 @@ def judge_meta_scorer(judge_attempts: int = JUDGE_ATTEMPTS) -> Scorer:
             state.output.completion,
             judge_attempts,
             cache=False,
+            breaker=breaker,
         )
         parse = judgement.parse if judgement.ok else None
         return Score(
@@ -143,6 +159,8 @@ def drivelmm_o1_judge(
     revision: str | None = None,
     records: int = DEFAULT_RECORDS,
     judge_attempts: int = JUDGE_ATTEMPTS,
+    judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
+    **kwargs: object,
 ) -> Task:
     """Meta-evaluate the `grader` judge on reference, degraded and injected responses built from DriveLMM-o1.
 
@@ -151,9 +169,16 @@ def drivelmm_o1_judge(
         revision: Hub revision to download; the resolved commit is recorded in the log.
         records: How many records to use, spread evenly over the file (each gives 13 responses to judge).
         judge_attempts: Judge calls per response when replies fail validation.
+        judge_error_limit: Consecutive judge calls failing with an API error that stop the run.
     """
-    if judge_attempts < 1:
-        raise ParameterError(f"judge_attempts={judge_attempts}: must be at least 1")
+    reject_unknown(drivelmm_o1_judge, kwargs)
+    data, revision = text("data", data), optional_text("revision", revision)
+    records = whole("records", records, 1)
+    judge_attempts = whole("judge_attempts", judge_attempts, 1)
+    breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
+    judges = preflight_graders()
+    if len(judges) != 1:
+        raise ParameterError(f"bind one judge to the grader role (got {len(judges)}): judges are checked singly")
     test_file, provenance = resolve_test_file(data, revision)
     all_records = load_records(test_file)
     chosen = select_records(all_records, records)
@@ -162,8 +187,8 @@ def drivelmm_o1_judge(
         dataset=MemoryDataset(samples, name="drivelmm_o1_judge", shuffled=False),
         model=bound_judge(),
         version=TASK_VERSION,
-        solver=replay_response(),
-        scorer=judge_meta_scorer(judge_attempts=judge_attempts),
+        solver=[stop_when_judge_down(breaker), replay_response()],
+        scorer=judge_meta_scorer(judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker),
         epochs=DEFAULT_EPOCHS,
         metadata={
             "benchmark": "drivelmm_o1_judge",
@@ -173,6 +198,8 @@ def drivelmm_o1_judge(
             "injections": list(INJECTIONS),
             "judge_cache": False,
             "default_grader": DEFAULT_GRADER,
+            "judges": judges,
+            "judge_error_limit": breaker.limit,
             "data": provenance,
         },
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric="rank_agreement"),

@@ -20,6 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image, ImageDraw
 
+from drive_evals.errors import ParameterError
+from drive_evals.params import positive
+
 from .images import cache_file_path, save_atomically
 
 FLOATS_PER_POINT = 5
@@ -124,9 +127,21 @@ def _image_side(range_m: float, resolution_m: float) -> int:
     if range_m <= 0 or resolution_m <= 0:
         raise ValueError(f"range and resolution must be positive, got {range_m} m and {resolution_m} m/px")
     side = round(2 * range_m / resolution_m)
-    if side > MAX_IMAGE_SIDE_PX:
-        raise ValueError(f"{range_m} m at {resolution_m} m/px needs {side} px per side (max {MAX_IMAGE_SIDE_PX})")
+    if not 1 <= side <= MAX_IMAGE_SIDE_PX:
+        raise ValueError(
+            f"{range_m} m at {resolution_m} m/px gives {side} px per side (min 1, max {MAX_IMAGE_SIDE_PX})"
+        )
     return side
+
+
+def check_lidar(range_m: object, resolution_m: object) -> tuple[float, float]:
+    """The `lidar_range_m` and `lidar_resolution_m` task parameters, checked before anything is loaded."""
+    checked = positive("lidar_range_m", range_m), positive("lidar_resolution_m", resolution_m)
+    try:
+        _image_side(*checked)
+    except ValueError as error:
+        raise ParameterError(f"lidar_range_m, lidar_resolution_m: {error}") from error
+    return checked
 
 
 def _draw_points(pixels: NDArray[np.uint8], points: Points, resolution_m: float, colour_by: ColourBy) -> None:

@@ -22,6 +22,7 @@ from drive_evals.stats import clustered_stderr
 
 REASONING = "reasoning_score"
 JUDGE_OVERALL = "judge_overall"
+JUDGE_OVERALL_COUNT = "judge_overall_count"
 JUDGED = "judged"
 MCQ_COUNTED = "mcq_counted"
 MCQ_CORRECT = "mcq_correct"
@@ -30,7 +31,14 @@ NONE_QUIRK = "mcq_none_quirk"
 MCQ_GOLD_UNREADABLE = "mcq_gold_unreadable"
 """Sample metadata flag: an MCQ gold answer without an option letter (see dataset.gold_unreadable)."""
 PANEL_KEY = "panel"
-"""Score.metadata key holding each judge's twelve criteria (for agreement statistics)."""
+"""Score.metadata key holding each judge's twelve criteria and raw replies (for the viewer)."""
+MIN_PANEL = 2
+"""Judges that make a panel: per-judge values and agreement statistics appear from two judges on."""
+
+
+def judge_key(index: int, name: str) -> str:
+    """Score.value key (and metric name) of judge `index`'s value `name`: `judge1_reasoning_score`."""
+    return f"judge{index}_{name}"
 
 
 def criterion_metric_name(criterion: str) -> str:
@@ -78,12 +86,15 @@ def _coverage(scores: list[SampleScore]) -> float:
 @metric
 def reasoning_metrics() -> Metric:
     """`reasoning_score` (mean of the 12 criteria / 10, the headline), `judge_overall` (the judge's own Overall /
-    10, the paper's computation) and `judge_coverage` (judged / all samples). The report shows each criterion."""
+    10, the paper's computation), `judge_overall_count` (the samples it averages: judgements whose Overall is
+    missing or outside 1-10 are left out) and `judge_coverage` (judged / all samples). The report shows each
+    criterion."""
 
     def compute(scores: list[SampleScore]) -> Value:
         return {
             REASONING: _mean(scores, REASONING),
             JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL),
+            JUDGE_OVERALL_COUNT: float(sum(not math.isnan(_value(s, JUDGE_OVERALL)) for s in scores)),
             "judge_coverage": _coverage(scores),
         }
 
@@ -132,38 +143,31 @@ def panel_agreement() -> Metric:
     """With several judges: each judge's reasoning score and Krippendorff's alpha (interval) per criterion.
 
     Empty with a single judge. Judge i is the i-th model bound to the `grader` role (names in Score.metadata).
+    Reads the per-judge values in `Score.value`, so with `--epochs` they are reduced like every other value
+    (mean, median, mode, max or majority) and alpha is computed over the reduced ratings, one unit per sample.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        panels = [(s.score.metadata or {}).get(PANEL_KEY) or [] for s in scores]
-        judges = max((len(p) for p in panels), default=0)
-        if judges < 2:
+        judges = _panel_size(scores)
+        if judges < MIN_PANEL:
             return {}
         result: dict[str, float] = {}
         for index in range(judges):
-            values = [_judge_reasoning(p, index) for p in panels]
-            present = [v for v in values if not math.isnan(v)]
-            result[f"judge{index}_{REASONING}"] = sum(present) / len(present) if present else math.nan
-        for criterion, name in CRITERION_NAMES.items():
-            ratings = [[_judge_criterion(p, j, criterion) for p in panels] for j in range(judges)]
+            result[judge_key(index, REASONING)] = _mean(scores, judge_key(index, REASONING))
+        for name in CRITERION_NAMES.values():
+            ratings = [[_value(s, judge_key(j, name)) for s in scores] for j in range(judges)]
             result[f"alpha_{name}"] = krippendorff_alpha_interval(ratings)
         return result
 
     return compute
 
 
-def _judge_scores(panel: list[dict[str, object]], index: int) -> dict[str, float] | None:
-    if index >= len(panel):
-        return None
-    scores = panel[index].get("scores")
-    return scores if isinstance(scores, dict) and scores else None
-
-
-def _judge_reasoning(panel: list[dict[str, object]], index: int) -> float:
-    scores = _judge_scores(panel, index)
-    return sum(scores[c] for c in CRITERIA) / len(CRITERIA) / 10 if scores else math.nan
-
-
-def _judge_criterion(panel: list[dict[str, object]], index: int, criterion: str) -> float:
-    scores = _judge_scores(panel, index)
-    return float(scores[criterion]) if scores else math.nan
+def _panel_size(scores: list[SampleScore]) -> int:
+    """How many judges have per-judge values (`judge<i>_reasoning_score`); every sample has the same panel."""
+    value = scores[0].score.value if scores else None
+    if not isinstance(value, dict):
+        return 0
+    size = 0
+    while judge_key(size, REASONING) in value:
+        size += 1
+    return size

@@ -16,6 +16,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, Judgement, graders, judge_response
+from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.drivelmm_o1.mcq import MCQResult, lenient_correct, official_correct
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
@@ -25,9 +26,11 @@ from drive_evals.drivelmm_o1.metrics import (
     MCQ_COUNTED,
     MCQ_GOLD_UNREADABLE,
     MCQ_LENIENT,
+    MIN_PANEL,
     NONE_QUIRK,
     PANEL_KEY,
     REASONING,
+    judge_key,
     mcq_metrics,
     o1_stderr,
     panel_agreement,
@@ -94,6 +97,24 @@ def rubric_values(judgements: Sequence[Judgement]) -> dict[str, float]:
     }
     fractions = [criterion_fractions(p.scores) for p in valid]
     values.update({name: _mean([f[c] for f in fractions]) for c, name in CRITERION_NAMES.items()})
+    values.update(panel_values(judgements))
+    return values
+
+
+def panel_values(judgements: Sequence[Judgement]) -> dict[str, float]:
+    """With two judges or more, each judge's reasoning score and criteria, NaN where it gave no valid judgement.
+
+    In `Score.value`, not its metadata: epoch reducers reduce these like the panel means (Inspect keeps only the
+    first epoch's metadata), so `panel_agreement` reads the same reduction as the headline.
+    """
+    if len(judgements) < MIN_PANEL:
+        return {}
+    values: dict[str, float] = {}
+    for index, judgement in enumerate(judgements):
+        parse = judgement.parse if judgement.ok else None
+        fractions = criterion_fractions(parse.scores) if parse is not None else {}
+        values[judge_key(index, REASONING)] = reasoning_score(parse.scores) if parse is not None else NAN
+        values.update({judge_key(index, name): fractions.get(c, NAN) for c, name in CRITERION_NAMES.items()})
     return values
 
 
@@ -161,7 +182,13 @@ def explain(
 
 
 @scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), panel_agreement(), truncation()])
-def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS, judge_cache: bool = True) -> Scorer:
+def drivelmm_o1_scorer(
+    judge: bool = True,
+    judge_attempts: int = JUDGE_ATTEMPTS,
+    judge_cache: bool = True,
+    judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
+    breaker: JudgeBreaker | None = None,
+) -> Scorer:
     """Rubric judge (the `grader` role; several models form a panel) plus official and lenient MCQ accuracy.
 
     Both read the response as the model emitted it (`<think>` blocks included, see `drive_evals.replies`), as the
@@ -172,7 +199,10 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
         judge: Call the judge. Off, only MCQ accuracy is computed (over all MCQ items) and nothing is paid for.
         judge_attempts: Calls per judge for one sample when replies fail validation.
         judge_cache: Cache judge replies (re-runs and re-scoring reuse every valid judgement).
+        judge_error_limit: Consecutive judge API errors after which no judge call is made (`grader_failed`).
+        breaker: The task's breaker, shared with its `stop_when_judge_down` solver (default: one of its own).
     """
+    breaker = breaker if isinstance(breaker, JudgeBreaker) else JudgeBreaker(judge_error_limit)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
@@ -192,6 +222,7 @@ def drivelmm_o1_scorer(judge: bool = True, judge_attempts: int = JUDGE_ATTEMPTS,
                     response,
                     judge_attempts,
                     judge_cache,
+                    breaker,
                 )
 
             async with anyio.create_task_group() as group:

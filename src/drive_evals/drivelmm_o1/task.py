@@ -7,10 +7,16 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from drive_evals.drivelmm_o1.dataset import ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
+from drive_evals.drivelmm_o1.dataset import IMAGE_MODES, ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
 from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
-from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M
+from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_JUDGE_ERROR_LIMIT,
+    JudgeBreaker,
+    preflight_graders,
+    stop_when_judge_down,
+)
+from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, check_lidar
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
     JUDGE_OVERALL,
@@ -24,7 +30,7 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
-from drive_evals.errors import ParameterError
+from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
 from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
 
@@ -46,7 +52,9 @@ def drivelmm_o1(
     lidar_resolution_m: float = DEFAULT_RESOLUTION_M,
     judge: bool = True,
     judge_attempts: int = JUDGE_ATTEMPTS,
+    judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
     blind: bool = False,
+    **kwargs: object,
 ) -> Task:
     """DriveLMM-o1: 4,633 questions over 539 frames; a rubric judge scores the reasoning, MCQ accuracy the answer.
 
@@ -62,24 +70,43 @@ def drivelmm_o1(
         lidar_resolution_m: Metres per pixel in the LiDAR view.
         judge: Score reasoning with the `grader` model role (default judge: see README); off = MCQ accuracy only.
         judge_attempts: Judge calls per sample when replies fail validation, before the sample is left unjudged.
+        judge_error_limit: Consecutive judge calls failing with an API error that stop the run (no further
+            generation is paid for; the samples generated so far stay in the log to be judged later).
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
     """
+    reject_unknown(drivelmm_o1, kwargs)
+    options = ImageOptions(
+        choice("image_mode", image_mode, IMAGE_MODES),  # type: ignore[arg-type]  # checked: one of IMAGE_MODES
+        parse_cell_size(cell_size),
+        flag("lidar", lidar),
+        *check_lidar(lidar_range_m, lidar_resolution_m),
+        flag("blind", blind),
+    )
+    judge = flag("judge", judge)
+    breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
+    judge_attempts = whole("judge_attempts", judge_attempts, 1)
+    data, revision = text("data", data), optional_text("revision", revision)
+    nuscenes_root = optional_text("nuscenes_root", nuscenes_root)
+    judges = preflight_graders() if judge else []
     enable_truncation_warning()
-    if judge_attempts < 1:
-        raise ParameterError(f"judge_attempts={judge_attempts}: must be at least 1")
-    options = ImageOptions(image_mode, parse_cell_size(cell_size), lidar, lidar_range_m, lidar_resolution_m, blind)
     built = load_drivelmm_o1(data, revision, nuscenes_root, options)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[official_prompt(), generate()],
-        scorer=drivelmm_o1_scorer(judge=judge, judge_attempts=judge_attempts),
+        solver=[stop_when_judge_down(breaker), official_prompt(), generate()]
+        if judge
+        else [official_prompt(), generate()],
+        scorer=drivelmm_o1_scorer(
+            judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
+        ),
         config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
         metadata={
             "benchmark": "drivelmm_o1",
             "judge_enabled": judge,
             "default_grader": DEFAULT_GRADER,
+            "judge_error_limit": breaker.limit,
+            "judges": judges,
             **built.summary,
         },
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING),

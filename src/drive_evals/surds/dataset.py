@@ -44,6 +44,8 @@ def parse_subsets(subsets: str | Sequence[str] | None) -> list[str]:
     """Subset names from a list or a comma-separated string; None means all six, in the official order."""
     if subsets is None:
         return list(SUBSETS)
+    if not isinstance(subsets, (str, list, tuple)):
+        raise ParameterError(f"subsets={subsets!r}: valid subsets are {', '.join(SUBSETS)} (comma-separated)")
     names = [s.strip() for s in subsets.split(",")] if isinstance(subsets, str) else [str(s).strip() for s in subsets]
     names = [name for name in names if name]
     unknown = [name for name in names if name not in SUBSETS]

@@ -7,6 +7,8 @@ share images, and so do the pair units of one record.
 
 from __future__ import annotations
 
+import math
+
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.stats import GroupedEstimate, equal_group_mean
@@ -17,9 +19,17 @@ SCORE_KEY = "score"
 VALID_KEY = "valid"
 CONVENTIONS_KEY = "xy2d_conventions"
 """Score.metadata key of an xy2d unit's coordinate-convention diagnostic (`conventions.diagnose`)."""
+LOST_KEY = "lost"
+"""1.0 for a unit that cannot be scored because its completions were lost (see the scorer), else 0.0."""
+
+
+def _scored(scores: list[SampleScore]) -> list[SampleScore]:
+    """The units that have a score: a unit whose completions were lost in every epoch has none (NaN)."""
+    return [s for s in scores if not math.isnan(_value(s, SCORE_KEY))]
 
 
 def _estimate(scores: list[SampleScore], key: str) -> GroupedEstimate:
+    scores = _scored(scores)
     values = [_value(s, key) for s in scores]
     groups = [str(_metadata(s)["subset"]) for s in scores]
     clusters = [str(_metadata(s)["image"]) for s in scores]
@@ -74,7 +84,7 @@ def surds_validity() -> Metric:
         valid = _estimate(scores, VALID_KEY)
         result: dict[str, float] = {}
         for subset, rate in valid.means.items():
-            in_subset = [s for s in scores if _metadata(s)["subset"] == subset]
+            in_subset = [s for s in _scored(scores) if _metadata(s)["subset"] == subset]
             valid_total = sum(_value(s, VALID_KEY) for s in in_subset)
             score_total = sum(_value(s, SCORE_KEY) for s in in_subset)
             result[f"{subset}_valid_rate"] = rate
@@ -101,5 +111,25 @@ def xy2d_conventions() -> Metric:
         if not present:
             return {}
         return {key: sum(float(row[key] or 0.0) for row in present) / len(present) for key in DIAGNOSTIC_KEYS}
+
+    return compute
+
+
+@metric
+def surds_lost() -> Metric:
+    """`<subset>_lost_units`: units left unscored because their completions were lost, per subset (0 when none).
+
+    `inspect eval-retry` in Inspect 0.3.285 recovers some finished samples without the store that holds a pair
+    unit's completions; re-scoring such a log cannot score those units, and they are left out of every score
+    above. With epochs the count is the reducer's value (the mean: the share of epochs lost) summed over units.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        result: dict[str, float] = {}
+        for score in scores:
+            key = f"{_metadata(score)['subset']}_lost_units"
+            lost = score.score.value.get(LOST_KEY, 0.0) if isinstance(score.score.value, dict) else 0.0
+            result[key] = result.get(key, 0.0) + float(lost)
+        return result
 
     return compute

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
@@ -11,8 +12,10 @@ from drive_evals.replies import emitted_text, stopped_at_token_limit
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
     CONVENTIONS_KEY,
+    LOST_KEY,
     SCORE_KEY,
     VALID_KEY,
+    surds_lost,
     surds_scores,
     surds_stderr,
     surds_validity,
@@ -101,14 +104,16 @@ def unit_reason(
 
 def describe_truncation(truncated: Sequence[bool]) -> str:
     """A line under the explanation table naming the prompts cut by the token limit (empty when none was)."""
-    cut = [str(index) for index, flag in enumerate(truncated) if flag]
+    cut = [f"{index + 1}/{len(truncated)}" for index, flag in enumerate(truncated) if flag]
     if not cut:
         return ""
-    label = "Prompt" if len(cut) == 1 else "Prompts"
+    label = "Prompt" if len(cut) == 1 else "Prompts"  # numbered as the transcript's turns
     return f"\n\n{label} {', '.join(cut)} stopped at the output token limit (`max_tokens`): scored as written."
 
 
-@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions(), truncation("subset")])
+@scorer(
+    metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions(), truncation("subset"), surds_lost()]
+)
 def surds_scorer() -> Scorer:
     """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness.
 
@@ -118,7 +123,9 @@ def surds_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         stored = state.store.get(COMPLETIONS_KEY)
         if stored is None and len(state.metadata["prompts"]) > 1:
-            return Score.unscored(reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
+            # Not Score.unscored(): metrics never see those, and `<subset>_lost_units` must count this unit.
+            lost = {SCORE_KEY: math.nan, VALID_KEY: math.nan, TRUNCATED_KEY: 0.0, LOST_KEY: 1.0}
+            return Score(value=lost, reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
         # An empty completion is no response (an Anthropic stream cut after `message_start` gives one silently),
         # not a format error: each such prompt says "no completion" and the unit's reason is `no_response`.
         completions = [c if c and c.strip() else None for c in stored or [emitted_text(state.output)]]
@@ -134,7 +141,12 @@ def surds_scorer() -> Scorer:
         first = per_prompt[0]
         conventions = diagnose(first.answer, first.point, metadata["bbox"]) if metadata["subset"] == "xy2d" else {}
         return Score(
-            value={SCORE_KEY: value, VALID_KEY: 1.0 if valid else 0.0, TRUNCATED_KEY: 1.0 if any(truncated) else 0.0},
+            value={
+                SCORE_KEY: value,
+                VALID_KEY: 1.0 if valid else 0.0,
+                TRUNCATED_KEY: 1.0 if any(truncated) else 0.0,
+                LOST_KEY: 0.0,
+            },
             answer=PAIR_SEPARATOR.join(p.answer if p.answer is not None else "" for p in per_prompt),
             explanation=explain(state.metadata["subset"], target.target, state.metadata["bbox"], per_prompt)
             + describe(conventions)

@@ -7,7 +7,8 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from drive_evals.data import open_snapshot
-from drive_evals.surds.dataset import load_surds, parse_subsets
+from drive_evals.params import choice, flag, optional_text, reject_unknown, text
+from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
@@ -34,6 +35,7 @@ def surds(
     subsets: str | list[str] | None = None,
     record_order: str = "metadata",
     blind: bool = False,
+    **kwargs: object,
 ) -> Task:
     """SURDS: 5,550 units (9,250 prompts) in six subsets, scored by the official rules.
 
@@ -50,8 +52,12 @@ def surds(
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
     """
-    enable_truncation_warning()
+    reject_unknown(surds, kwargs)
     selected = parse_subsets(subsets)
+    choice("record_order", record_order, RECORD_ORDERS)
+    blind = flag("blind", blind)
+    data, revision = text("data", data), optional_text("revision", revision)
+    enable_truncation_warning()
     built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind)
     return Task(
         dataset=built.dataset,

@@ -1,0 +1,77 @@
+"""Checks of task parameters, run first in each task so that a bad `-T` fails in seconds, before any download.
+
+`-T name=value` reaches a task as a YAML scalar: `-T judge_attempts=two` is the string "two", `-T blind=maybe`
+a (truthy) string, `-T subsets=yaw,depth` a list. Each check names the parameter and its valid values.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from drive_evals.errors import ParameterError
+
+
+def reject_unknown(task: Callable[..., Any], unknown: Mapping[str, Any]) -> None:
+    """Refuse `-T` names the task does not declare (each task takes `**kwargs` to receive them).
+
+    Without `**kwargs` Inspect only warns `param 'x' not used` and runs the task with its defaults: a misspelt
+    `-T subset=yaw` then pays for all six subsets.
+    """
+    if not unknown:
+        return
+    valid = [
+        name
+        for name, parameter in inspect.signature(task).parameters.items()
+        if parameter.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+    ]
+    problems = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, valid, n=1)
+        problems.append(f"'{name}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+    raise ParameterError(
+        f"{task.__name__}: unknown parameter {', '.join(problems)}; valid parameters are {', '.join(valid)}"
+    )
+
+
+def choice(name: str, value: object, valid: Sequence[str]) -> str:
+    """`value` if it is one of `valid`."""
+    if not isinstance(value, str) or value not in valid:
+        raise ParameterError(f"{name}={value!r}: valid values are {', '.join(valid)}")
+    return value
+
+
+def flag(name: str, value: object) -> bool:
+    """A true/false parameter (YAML also reads yes/no and on/off as booleans)."""
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name}={value!r}: valid values are true, false")
+    return value
+
+
+def text(name: str, value: object) -> str:
+    """A string parameter (a path, a hub id, a revision)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{name}={value!r}: expected a non-empty string")
+    return value
+
+
+def optional_text(name: str, value: object) -> str | None:
+    """A string parameter that may be left unset."""
+    return None if value is None else text(name, value)
+
+
+def whole(name: str, value: object, minimum: int) -> int:
+    """An integer parameter of at least `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ParameterError(f"{name}={value!r}: expected a whole number of at least {minimum}")
+    return value
+
+
+def positive(name: str, value: object) -> float:
+    """A finite number above zero."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ParameterError(f"{name}={value!r}: expected a finite number above 0")
+    return float(value)
