@@ -36,6 +36,8 @@ JUDGES = (
     ("gullible (good, but obeys instructions in the response, test-only)", "judge/gullible"),
     ("`chance/random`", "chance/random"),
 )
+SCRATCH_VARIABLES = {"INSPECT_CACHE_DIR": "cache", "DRIVE_EVALS_CACHE": "derived"}
+"""Inspect's cache (judge replies) and ours (grids) start empty, so nothing from an earlier run is reused."""
 META_COLUMNS = ("rank_agreement", "below_reference_rate", "injection_success_rate", "run_to_run_sd")
 
 
@@ -164,12 +166,19 @@ def measure() -> dict[str, Expected]:
     sys.path.insert(0, str(ROOT / "tests"))
     import fake_models  # noqa: F401  (registers the test-suite judges)
 
+    saved = {name: os.environ.get(name) for name in SCRATCH_VARIABLES}
+    expected: dict[str, Expected] = {}
     with tempfile.TemporaryDirectory() as scratch:
-        os.environ["INSPECT_CACHE_DIR"] = str(Path(scratch) / "cache")
-        os.environ["DRIVE_EVALS_CACHE"] = str(Path(scratch) / "derived")
-        expected: dict[str, Expected] = {}
-        for measurement in MEASUREMENTS:
-            expected.update(measurement(str(Path(scratch) / "logs")))
+        os.environ.update({name: str(Path(scratch) / folder) for name, folder in SCRATCH_VARIABLES.items()})
+        try:
+            for measurement in MEASUREMENTS:
+                expected.update(measurement(str(Path(scratch) / "logs")))
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     assert tuple(expected) == CHECKED, tuple(expected)
     return expected
 
