@@ -12,7 +12,7 @@ import inspect
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 import docstring_parser
 
@@ -56,6 +56,8 @@ def describe_task(name: str, function: Callable[..., Any]) -> TaskDescription:
     docstring = inspect.getdoc(function) or ""
     meanings = parse_args_section(docstring)
     signature = inspect.signature(function)
+    # resolved in the task's own module, so an alias such as ImageMode shows its values
+    hints = inspect.get_annotations(inspect.unwrap(function), eval_str=True)
     undocumented = [p for p in signature.parameters if p not in meanings]
     stale = [m for m in meanings if m not in signature.parameters]
     if undocumented or stale:
@@ -65,7 +67,7 @@ def describe_task(name: str, function: Callable[..., Any]) -> TaskDescription:
     parameters = [
         Parameter(
             p.name,
-            str(p.annotation) if p.annotation is not inspect.Parameter.empty else "",
+            _type_name(hints[p.name]) if p.name in hints else "",
             _show_default(p.default),
             meanings[p.name],
         )
@@ -78,6 +80,15 @@ def parse_args_section(docstring: str) -> dict[str, str]:
     """Parameter name -> meaning, from the Google-style `Args:` section (continuation lines joined)."""
     parsed = docstring_parser.parse(docstring, style=docstring_parser.DocstringStyle.GOOGLE)
     return {param.arg_name: " ".join((param.description or "").split()) for param in parsed.params}
+
+
+def _type_name(hint: Any) -> str:
+    """`str | None`, `bool`, and a Literal as its values (`grid | views`)."""
+    if get_origin(hint) is Literal:
+        return " | ".join(str(value) for value in get_args(hint))
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "")
 
 
 def _show_default(default: Any) -> str:
