@@ -92,3 +92,16 @@ def test_a_parameter_missing_from_the_docstring_is_an_error() -> None:
 def test_a_documented_parameter_that_does_not_exist_is_an_error() -> None:
     with pytest.raises(DocstringError, match="documented but not parameters: gamma"):
         describe_task("stale", _stale_gamma)
+
+
+def test_every_registered_task_is_described() -> None:
+    from inspect_ai._util.registry import is_registry_object, registry_info
+
+    from drive_evals import _registry
+
+    registered = {
+        registry_info(obj).name.removeprefix("drive_evals/")
+        for obj in (getattr(_registry, name) for name in _registry.__all__)
+        if is_registry_object(obj, type="task")
+    }
+    assert registered == set(TASKS)
