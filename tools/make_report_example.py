@@ -1,4 +1,4 @@
-"""Make the README's example comparison from the demo data: docs/example-report.md and its plots in docs/images/.
+"""Make the example comparison (docs/comparing.md) from the demo data: docs/example-report.md and docs/images/.
 
     python tools/make_report_example.py
 
