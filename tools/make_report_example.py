@@ -1,4 +1,4 @@
-"""Make the README's example comparison from the demo data: docs/example-report.md and its plots in docs/images/.
+"""Make the example comparison (docs/comparing.md) from the demo data: docs/example-report.md and docs/images/.
 
     python tools/make_report_example.py
 
@@ -20,6 +20,8 @@ from drive_evals.report import write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG_ROOT = Path("logs/report-example")
+REPORT_DIR = Path("logs/report-example-report")
+"""Relative, beside the log directory: the example's "Regenerate with" line shows it, so it must read well."""
 DOCS = ROOT / "docs"
 EXAMPLE_NAME = "example-report.md"
 IMAGE_DIR = "images"
@@ -52,13 +54,13 @@ def main() -> None:
         cwd = Path.cwd()
         os.chdir(ROOT)
         try:
-            files = write_report(LOG_ROOT, scratch)
+            files = write_report(LOG_ROOT, REPORT_DIR)
         finally:
             os.chdir(cwd)
         (DOCS / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(files.markdown, DOCS / EXAMPLE_NAME)
+        shutil.copyfile(ROOT / files.markdown, DOCS / EXAMPLE_NAME)  # the report's paths are relative to ROOT
         for image in files.images:
-            shutil.copyfile(image, DOCS / IMAGE_DIR / image.name)
+            shutil.copyfile(ROOT / image, DOCS / IMAGE_DIR / image.name)
     print(f"wrote {DOCS / EXAMPLE_NAME} and {len(files.images)} plots in {DOCS / IMAGE_DIR}")
 
 

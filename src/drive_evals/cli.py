@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_report_command(subparsers)
     add_manifest_command(subparsers)
+    add_describe_command(subparsers)
     return parser
 
 
@@ -45,6 +46,29 @@ def _report(args: argparse.Namespace) -> int:
         print(f"drive-evals report: {error}", file=sys.stderr)
         return 1
     print(f"wrote {files.markdown}, {files.html}, {len(files.csv)} CSV tables and {len(files.images)} plots")
+    return 0
+
+
+def add_describe_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "describe",
+        help="list each task's -T parameters with their defaults and meanings",
+        description="Print the -T parameters of a drive_evals task (default: every task) with their defaults and "
+        "meanings, read from the task function's signature and docstring.",
+    )
+    parser.add_argument("task", nargs="?", metavar="TASK", help="surds, drivelmm_o1 or drivelmm_o1_judge")
+    parser.set_defaults(handler=_describe)
+
+
+def _describe(args: argparse.Namespace) -> int:
+    from drive_evals.describe import describe
+    from drive_evals.errors import ParameterError
+
+    try:
+        print(describe(args.task))
+    except ParameterError as error:
+        print(f"drive-evals describe: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -99,6 +99,9 @@ def logs(report_run: ReportRun) -> dict[str, EvalLog]:
 class PageLoad:
     events: list[dict[str, Any]]
     screenshot: bytes
+    content_width: float
+    """Width of the laid-out page in CSS pixels: wider than the window means sideways scrolling."""
+    window_width: int
 
     def errors(self) -> list[str]:
         """Console errors, uncaught exceptions and browser log errors (failed loads, CSP violations)."""
@@ -161,52 +164,60 @@ class DevToolsPipe:
         raise TimeoutError(f"no {method} within the deadline")
 
 
+WINDOW_WIDTH = 1400
+"""The window the report must fit without sideways scrolling (a laptop browser window)."""
+
+
+def open_page(page: Path, width: int = WINDOW_WIDTH) -> PageLoad:
+    """Open a local page in a fresh headless Chromium `width` CSS pixels wide; collect console and network events,
+    the laid-out content width and a full-page screenshot."""
+    command_read, command_write = os.pipe()
+    reply_read, reply_write = os.pipe()
+
+    def wire_pipes() -> None:
+        high_in, high_out = os.dup(command_read), os.dup(reply_write)
+        os.dup2(high_in, PIPE_IN)
+        os.dup2(high_out, PIPE_OUT)
+
+    with tempfile.TemporaryDirectory() as profile:
+        browser = subprocess.Popen(
+            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=wire_pipes,
+            close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(command_read)
+        os.close(reply_write)
+        pipe = DevToolsPipe(command_write, reply_read)
+        try:
+            target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            for domain in ("Runtime", "Log", "Page", "Network"):
+                pipe.call(f"{domain}.enable", session=session)
+            window = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+            pipe.call("Emulation.setDeviceMetricsOverride", window, session)
+            pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session)
+            pipe.wait_for("Page.loadEventFired", time.monotonic() + PAGE_LOAD_SECONDS)
+            metrics = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
+            clip = {"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1}
+            options = {"format": "png", "clip": clip, "captureBeyondViewport": True}
+            shot = pipe.call("Page.captureScreenshot", options, session)
+            pipe.call("Browser.close")
+        finally:
+            os.close(command_write)
+            os.close(reply_read)
+            try:
+                browser.wait(timeout=PAGE_LOAD_SECONDS)
+            except subprocess.TimeoutExpired:
+                browser.kill()
+                browser.wait()
+    return PageLoad(pipe.events, base64.b64decode(shot["data"]), float(metrics["width"]), width)
+
+
 @pytest.fixture(scope="session")
 def load_page() -> Callable[[Path], PageLoad]:
-    """Open a local page in a fresh headless Chromium; collect console and network events and a screenshot."""
+    """`open_page`, once chromium is known to be installed."""
     if not (shutil.which("chromium") or Path(CHROMIUM).is_file()):
         pytest.fail("chromium is required for the HTML report test: apt-get install -y chromium (see .ci/run)")
-
-    def load(page: Path) -> PageLoad:
-        command_read, command_write = os.pipe()
-        reply_read, reply_write = os.pipe()
-
-        def wire_pipes() -> None:
-            high_in, high_out = os.dup(command_read), os.dup(reply_write)
-            os.dup2(high_in, PIPE_IN)
-            os.dup2(high_out, PIPE_OUT)
-
-        with tempfile.TemporaryDirectory() as profile:
-            browser = subprocess.Popen(
-                [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                preexec_fn=wire_pipes,
-                close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            os.close(command_read)
-            os.close(reply_write)
-            pipe = DevToolsPipe(command_write, reply_read)
-            try:
-                target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-                session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-                for domain in ("Runtime", "Log", "Page", "Network"):
-                    pipe.call(f"{domain}.enable", session=session)
-                pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session)
-                pipe.wait_for("Page.loadEventFired", time.monotonic() + PAGE_LOAD_SECONDS)
-                metrics = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
-                clip = {"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1}
-                options = {"format": "png", "clip": clip, "captureBeyondViewport": True}
-                shot = pipe.call("Page.captureScreenshot", options, session)
-                pipe.call("Browser.close")
-            finally:
-                os.close(command_write)
-                os.close(reply_read)
-                try:
-                    browser.wait(timeout=PAGE_LOAD_SECONDS)
-                except subprocess.TimeoutExpired:
-                    browser.kill()
-                    browser.wait()
-        return PageLoad(pipe.events, base64.b64decode(shot["data"]))
-
-    return load
+    return open_page

@@ -33,6 +33,7 @@ def test_html_renders_without_errors_or_network(report_run: Any, load_page: Any)
     (ARTIFACTS / "report-html.png").write_bytes(loaded.screenshot)
     width, height = png_size(loaded.screenshot)
     assert width > 500 and height > 2000, "the whole page, tables and plots, is in the screenshot"
+    assert loaded.content_width <= loaded.window_width, "every table fits the window without sideways scrolling"
 
 
 def test_the_page_checker_sees_errors(tmp_path: Path, load_page: Any) -> None:

@@ -320,3 +320,17 @@ def test_runs_table_and_transcript_commands(report_run: Any, logs: dict[str, Eva
             assert row["command"] == f"inspect view --log-dir {report_run.log_dir}"
             assert (report_run.log_dir / row["then open"]).is_file()
     assert len(logs) == 7
+
+
+def test_regenerate_command_and_settings_in_the_readme_notation(report_run: Any) -> None:
+    report = (report_run.out_dir / "report.md").read_text(encoding="utf-8")
+    assert f"Regenerate with `drive-evals report {report_run.log_dir} --out {report_run.out_dir}`." in report
+    o1_runs = report.split("\n## DriveLMM-o1\n", 1)[1].split("\n### Runs\n", 1)[1]
+    prefix = "Settings shared by every run: "
+    line = next(line for line in o1_runs.splitlines() if line.startswith(prefix))
+    shared = dict(item.split("=", 1) for item in line.removeprefix(prefix).rstrip(" .").split(", "))
+    # the values that took effect (the LiDAR view's defaults even when it is off), as `-T name=value` takes them
+    assert shared["cell_size"] == "800x450"
+    assert (shared["lidar"], shared["lidar_range_m"], shared["lidar_resolution_m"]) == ("false", "50", "0.1")
+    assert shared["gen.temperature"] == "0"
+    assert "None" not in line

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import math
+from typing import Any
 
+from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -19,11 +21,13 @@ from drive_evals.report.tables import SCALE, estimate, label
 DPI = 110
 WIDTH_INCHES = 8.0
 ROW_INCHES = 0.22
-"""Height per lane (a run, or the papers) and metric: keeps markers apart however many runs there are."""
+"""Height per run lane and metric: keeps markers apart however many runs there are."""
+REFERENCE_ROW_INCHES = 0.12
+"""Height per paper lane: each paper has a lane of its own below the runs, so close numbers never overlap."""
 REFERENCE_MARKERS = ("*", "P", "X", "D", "v", "^", "<", ">")
-REFERENCE_COLOUR = "0.35"
+REFERENCE_PALETTE = "Dark2"
+"""Papers differ from each other by colour and shape, and from runs (circles with interval bars) by shape."""
 REFERENCE_PREFIX = "paper: "
-"""The papers' numbers share the last lane of each row, told apart by marker shape."""
 AXIS_MARGIN = 2.0
 """Room beyond 0 and 100 so that markers at the ends are drawn whole."""
 BAND = 0.8
@@ -34,19 +38,21 @@ def score_plot(view: BenchmarkView, spec: TableSpec) -> bytes | None:
     """One row per metric of the table, runs side by side with their interval bars; None when there is nothing."""
     columns = [c for c in spec.columns if c.kind == "estimate"]
     references = [r for r in view.benchmark.references if any(c.metric in r.values for c in columns)]
-    series = len(view.runs) + (1 if references else 0)
     if not columns or not view.runs:
         return None
-    figure = Figure(figsize=(WIDTH_INCHES, 1.2 + ROW_INCHES * series * len(columns)), dpi=DPI)
+    lanes = [ROW_INCHES] * len(view.runs) + [REFERENCE_ROW_INCHES] * len(references)
+    row_inches = sum(lanes)
+    # each lane's centre, as a fraction of a metric's row (rows are 1 apart on the y axis, BAND of it is used)
+    centres = [(sum(lanes[:i]) + lane / 2) / row_inches for i, lane in enumerate(lanes)]
+    figure = Figure(figsize=(WIDTH_INCHES, 1.2 + row_inches * len(columns)), dpi=DPI)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    step = BAND / max(series, 1)
     for index, run in enumerate(view.runs):
         for row, column in enumerate(columns):
             value = estimate(run, column.metric)
             if math.isnan(value.value):
                 continue
-            y = row - BAND / 2 + step * (index + 0.5)
+            y = row - BAND / 2 + BAND * centres[index]
             error = None
             if not math.isnan(value.stderr):
                 error = [[(value.value - value.low) * SCALE], [(value.high - value.value) * SCALE]]
@@ -54,13 +60,19 @@ def score_plot(view: BenchmarkView, spec: TableSpec) -> bytes | None:
                 value.value * SCALE, y, xerr=error, fmt="o", color=f"C{index % 10}", capsize=3, markersize=5,
                 label=label(view, run) if row == 0 else None,
             )  # fmt: skip
+    palette = colormaps[REFERENCE_PALETTE]
     for offset, reference in enumerate(references):
-        marker = REFERENCE_MARKERS[offset % len(REFERENCE_MARKERS)]
+        style: dict[str, Any] = {
+            "marker": REFERENCE_MARKERS[offset % len(REFERENCE_MARKERS)],
+            "color": palette(offset % palette.N),
+            "markersize": 6,
+            "linestyle": "none",
+        }
         for row, column in enumerate(columns):
             if column.metric in reference.values:
-                y = row - BAND / 2 + step * (len(view.runs) + 0.5)
-                axes.plot(reference.values[column.metric] * SCALE, y, marker, color=REFERENCE_COLOUR, markersize=7)
-        axes.plot([], [], marker, color=REFERENCE_COLOUR, label=f"{REFERENCE_PREFIX}{reference.model}")
+                y = row - BAND / 2 + BAND * centres[len(view.runs) + offset]
+                axes.plot(reference.values[column.metric] * SCALE, y, **style)
+        axes.plot([], [], label=f"{REFERENCE_PREFIX}{reference.model}", **style)
     axes.set_yticks(range(len(columns)), [c.label for c in columns])
     axes.invert_yaxis()
     axes.set_xlim(-AXIS_MARGIN, SCALE + AXIS_MARGIN)

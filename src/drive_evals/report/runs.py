@@ -27,6 +27,8 @@ from drive_evals.baseline import effective_model_args
 from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
 
 GRADER_ROLE = "grader"
+SIZE_ARGS = frozenset({"cell_size"})
+"""Task arguments that are a WIDTHxHEIGHT size; the task logs them as a [width, height] list."""
 SAMPLE_SET = "sample set"
 GENERATE_PREFIX = "gen."
 BLIND_ARG = "blind"
@@ -95,12 +97,14 @@ class Run:
         """Everything that can make two runs differ, as display strings (model identity excluded).
 
         Task arguments are shown as the task resolved them (its metadata) where it logs them, so that a default and
-        the same value spelled out compare equal.
+        the same value spelled out compare equal, and in the notation of `-T name=value` (`800x450`, `false`, `50`).
+        A setting the task logs as None because it is unused (the LiDAR range with `lidar=false`) shows its argument.
         """
         settings = {"data": self.data, SAMPLE_SET: self.sample_set, "epochs": str(self.epochs)}
         for name, value in sorted(self.task_args.items()):
             if name not in SUMMARISED_ARGS:
-                settings[name] = _show(self.metadata.get(name, value))
+                resolved = self.metadata.get(name)
+                settings[name] = _show(value if resolved is None else resolved, size=name in SIZE_ARGS)
         if self.benchmark.key == "drivelmm_o1":
             settings["judge"] = self.judge or "off"
         settings.update({GENERATE_PREFIX + name: _show(value) for name, value in sorted(self.generate.items())})
@@ -211,9 +215,14 @@ def unit_value(unit: Unit, metric: UnitMetric) -> float | None:
     return unit.values.get(metric.value_key)
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, size: bool = False) -> str:
+    """A setting as a user types it: `false`, `50` (not `50.0`), `yaw,depth`, and sizes as `800x450`."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
     if isinstance(value, (list, tuple)):
-        return ",".join(str(item) for item in value)
+        return ("x" if size else ",").join(_show(item) for item in value)
     if isinstance(value, dict):
         return json.dumps(value, sort_keys=True)
     return str(value)

@@ -58,7 +58,8 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
     views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
     sections = [_section(view, shown_dir) for view in views]
     preamble = [
-        f"Logs: `{shown_dir}` ({len(runs)} runs). Numbers x100. Regenerate with `drive-evals report {shown_dir}`.",
+        f"Logs: `{shown_dir}` ({len(runs)} runs). Numbers x100. "
+        f"Regenerate with `drive-evals report {shown_dir} --out {out_dir}`.",
         *notes,
     ]
     csv_files = []

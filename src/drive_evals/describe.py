@@ -1,0 +1,126 @@
+"""`drive-evals describe [TASK]`: each task's `-T` parameters, defaults and meanings.
+
+Everything printed comes from the task function itself: names and defaults from its signature, meanings from the
+Google-style `Args:` section of its docstring (read by `docstring_parser`, as Inspect reads tool docstrings). A
+parameter the docstring does not explain, or an explanation of a parameter that no longer exists, is an error, so
+the help cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin
+
+import docstring_parser
+
+from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
+from drive_evals.drivelmm_o1.task import drivelmm_o1
+from drive_evals.errors import DriveEvalsError, ParameterError
+from drive_evals.surds.task import surds
+
+PACKAGE = "drive_evals"
+TASKS: dict[str, Callable[..., Any]] = {
+    "surds": surds,
+    "drivelmm_o1": drivelmm_o1,
+    "drivelmm_o1_judge": drivelmm_o1_judge,
+}
+UNSET = "unset"
+"""How a `None` default prints: the parameter is simply not set (its meaning says what happens then)."""
+WIDTH = 100
+
+
+class DocstringError(DriveEvalsError, ValueError):
+    """A task's docstring and signature disagree about its parameters."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    annotation: str
+    default: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class TaskDescription:
+    name: str
+    summary: str
+    parameters: list[Parameter]
+
+
+def describe_task(name: str, function: Callable[..., Any]) -> TaskDescription:
+    """The task's parameters from its signature, each with the meaning its docstring gives."""
+    docstring = inspect.getdoc(function) or ""
+    meanings = parse_args_section(docstring)
+    signature = inspect.signature(function)
+    # resolved in the task's own module, so an alias such as ImageMode shows its values
+    hints = inspect.get_annotations(inspect.unwrap(function), eval_str=True)
+    undocumented = [p for p in signature.parameters if p not in meanings]
+    stale = [m for m in meanings if m not in signature.parameters]
+    if undocumented or stale:
+        problems = [f"not in its docstring's Args: {', '.join(undocumented)}"] if undocumented else []
+        problems += [f"documented but not parameters: {', '.join(stale)}"] if stale else []
+        raise DocstringError(f"{PACKAGE}/{name}: " + "; ".join(problems))
+    parameters = [
+        Parameter(
+            p.name,
+            _type_name(hints[p.name]) if p.name in hints else "",
+            _show_default(p.default),
+            meanings[p.name],
+        )
+        for p in signature.parameters.values()
+    ]
+    return TaskDescription(f"{PACKAGE}/{name}", docstring.split("\n", 1)[0], parameters)
+
+
+def parse_args_section(docstring: str) -> dict[str, str]:
+    """Parameter name -> meaning, from the Google-style `Args:` section (continuation lines joined)."""
+    parsed = docstring_parser.parse(docstring, style=docstring_parser.DocstringStyle.GOOGLE)
+    return {param.arg_name: " ".join((param.description or "").split()) for param in parsed.params}
+
+
+def _type_name(hint: Any) -> str:
+    """`str | None`, `bool`, and a Literal as its values (`grid | views`)."""
+    if get_origin(hint) is Literal:
+        return " | ".join(str(value) for value in get_args(hint))
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "")
+
+
+def _show_default(default: Any) -> str:
+    if default is inspect.Parameter.empty:
+        return "required"
+    if default is None:
+        return UNSET
+    if isinstance(default, bool):
+        return str(default).lower()  # as typed on the command line: -T blind=true
+    return str(default)
+
+
+def render(description: TaskDescription) -> str:
+    """Plain text: the task, how to pass parameters, then one block per parameter."""
+    lines = [description.name, f"  {description.summary}", f"  inspect eval {description.name} -T name=value ...", ""]
+    for parameter in description.parameters:
+        kind = f" ({parameter.annotation})" if parameter.annotation else ""
+        lines.append(f"  {parameter.name}{kind}  default: {parameter.default}")
+        lines += textwrap.wrap(parameter.meaning, WIDTH, initial_indent="      ", subsequent_indent="      ")
+    return "\n".join(lines)
+
+
+def resolve(name: str) -> str:
+    """Accept `surds` or `drive_evals/surds`; an unknown name is an error listing the tasks."""
+    short = name.removeprefix(f"{PACKAGE}/")
+    if short not in TASKS:
+        known = ", ".join(f"{PACKAGE}/{task}" for task in TASKS)
+        raise ParameterError(f"unknown task {name!r}; the tasks are: {known}")
+    return short
+
+
+def describe(task: str | None) -> str:
+    """The text `drive-evals describe [TASK]` prints: one task, or every task."""
+    names = [resolve(task)] if task else list(TASKS)
+    return "\n\n".join(render(describe_task(name, TASKS[name])) for name in names)
