@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
+from drive_evals.drivelmm_o1.breakdown import BREAKDOWN_KEY, record_facts
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
 from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
@@ -214,6 +215,7 @@ def record_to_sample(record: O1Record, images: list[Content]) -> Sample:
             "question": record.question,
             "steps": record.steps,
             "final_answer": record.final_answer,
+            BREAKDOWN_KEY: record_facts(record.images),
         },
     )
 

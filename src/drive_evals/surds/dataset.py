@@ -18,6 +18,7 @@ from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import Snapshot, inside
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
+from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
 from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
 from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS, Unit, build_units
@@ -58,8 +59,10 @@ def sample_id(subset: str, number: int) -> str:
     return f"surds-{subset}-{number:04d}"
 
 
-def unit_to_sample(unit: Unit, number: int, image_path: Path) -> Sample:
-    """One unit as one sample; the input shows the first prompt with the image (the solver sends every prompt)."""
+def unit_to_sample(unit: Unit, number: int, image_path: Path, record: SurdsRecord) -> Sample:
+    """One unit as one sample; the input shows the first prompt with the image (the solver sends every prompt).
+
+    `breakdown` holds the unit's facts for the report's failure breakdown (camera, category, depth, gaps)."""
     return Sample(
         id=sample_id(unit.subset, number),
         input=[ChatMessageUser(content=[ContentText(text=unit.prompts[0]), ContentImage(image=str(image_path))])],
@@ -73,6 +76,7 @@ def unit_to_sample(unit: Unit, number: int, image_path: Path) -> Sample:
             "targets": list(unit.targets),
             "options": list(unit.options),
             "bbox": list(unit.bbox) if unit.bbox is not None else None,
+            BREAKDOWN_KEY: unit_facts(unit, record),
         },
     )
 
@@ -210,7 +214,10 @@ def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, bl
     verify_manifest(snapshot.root, [METADATA_FILE, *files])
     samples: list[Sample] = []
     for subset in subsets:
-        samples.extend(unit_to_sample(unit, number, paths[unit.image]) for number, unit in enumerate(all_units[subset]))
+        samples.extend(
+            unit_to_sample(unit, number, paths[unit.image], records[unit.record_index])
+            for number, unit in enumerate(all_units[subset])
+        )
     if blind:
         samples = [blind_sample(sample) for sample in samples]
     summary = {

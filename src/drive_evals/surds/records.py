@@ -40,6 +40,9 @@ class SurdsRecord:
     yaw_descs: tuple[str, ...]
     depths: tuple[float, ...]
     distances: tuple[float, ...]
+    categories: tuple[str, ...] | None = None
+    """nuScenes category per object (`vehicle.car`); None when the line has no usable `categories` list. The official
+    code never reads it; only the report's failure breakdown does."""
 
     @property
     def object_count(self) -> int:
@@ -131,7 +134,15 @@ def parse_record(raw: object, line: int, source: str = METADATA_FILE) -> SurdsRe
         yaw_descs=tuple(str(label) for label in lists["yaw_descs"]),
         depths=tuple(depths),
         distances=tuple(distances),
+        categories=_categories(raw.get("categories"), count),
     )
+
+
+def _categories(value: object, count: int) -> tuple[str, ...] | None:
+    """The per-object categories when present and well formed; anything else is ignored (never an error)."""
+    if isinstance(value, list) and len(value) == count and all(isinstance(item, str) and item for item in value):
+        return tuple(value)
+    return None
 
 
 def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> list[SurdsRecord]:
