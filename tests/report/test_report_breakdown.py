@@ -6,6 +6,7 @@ Levels are assigned again by code written for the test, from the demo's `metadat
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -14,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, write_eval_log
 
 from drive_evals.data import demo_dir
+from drive_evals.report import write_report
 from drive_evals.report.paired import paired_difference
 from report.test_report_tables import cluster_se, interval, read_csv
 
@@ -298,3 +300,25 @@ def test_breakdown_section_in_the_report(report_run: Any) -> None:
         assert "### Breakdown dimensions" in section and "### Paired differences by level" in section
         for dimension in dimensions:
             assert f"| {dimension} |" in section
+
+
+def test_old_logs_give_what_their_metadata_has(tmp_path: Path, logs: dict[str, EvalLog]) -> None:
+    """A SURDS log written before the breakdown facts existed: camera, box area and outcome, and a note on the rest."""
+    new = next(log for log in logs.values() if log.eval.task == "drive_evals/surds" and log.eval.model == "oracle/demo")
+    old = copy.deepcopy(new)
+    assert old.samples is not None
+    for sample in old.samples:
+        del sample.metadata["breakdown"]
+    (tmp_path / "logs").mkdir()
+    write_eval_log(old, str(tmp_path / "logs" / "old.eval"))
+    write_eval_log(new, str(tmp_path / "logs" / "new.eval"))
+    write_report(tmp_path / "logs", tmp_path / "out")
+    rows = read_csv(tmp_path / "out" / "surds-breakdown.csv")
+    dimensions: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        dimensions[row["model"]].add(row["dimension"])
+    assert len(dimensions) == 2, "two runs of one model, told apart by their log ids"
+    assert sorted(map(len, dimensions.values())) == [3, 9]
+    assert {"camera", "box area", "outcome"} in dimensions.values()
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "no units with `object category`, `object depth`" in report

@@ -167,7 +167,8 @@ def _cell(run: Run, dimension: str, level: str, metric: str, rows: list[tuple[fl
 
 
 def _missing_notes(runs: list[Run], spec: BreakdownSpec) -> list[str]:
-    """Runs whose logs lack a dimension other runs have (logs written before the breakdown facts were stored)."""
+    """Runs without units in a dimension other runs have: their subsets do not cover it, or the log predates the
+    breakdown facts (then only the camera, box area and outcomes can be recovered)."""
     have = {run.label: {d for u in run.units.values() for d in u.levels} for run in runs}
     anywhere = set().union(*have.values()) if have else set()
     notes = []
@@ -175,8 +176,8 @@ def _missing_notes(runs: list[Run], spec: BreakdownSpec) -> list[str]:
         missing = [d for d in spec.dimensions if d in anywhere and d not in have[run.label]]
         if missing:
             notes.append(
-                f"{run.label}: no {', '.join(f'`{d}`' for d in missing)} in its sample metadata (a log written "
-                "before these facts were stored, or other data); those levels are skipped for it."
+                f"{run.label}: no units with {', '.join(f'`{d}`' for d in missing)} (its subsets do not cover them, "
+                "or its log was written before these facts were stored); skipped for this run."
             )
     return notes
 

@@ -22,6 +22,8 @@ PANEL_COLUMNS = 4
 PANEL_WIDTH_INCHES = 3.0
 PANEL_PAD_INCHES = 0.9
 """Room per panel row for its title and axis labels."""
+MIN_PANEL_INCHES = 2.2
+"""Room for the legend beside a panel with few levels and runs."""
 LABEL_INCHES = 1.6
 """Room on the left for level names."""
 
@@ -37,7 +39,7 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
     }
     columns = min(len(metrics), PANEL_COLUMNS)
     rows = math.ceil(len(metrics) / columns)
-    panel_height = PANEL_PAD_INCHES + ROW_INCHES * len(view.runs) * len(levels)
+    panel_height = max(MIN_PANEL_INCHES, PANEL_PAD_INCHES + ROW_INCHES * len(view.runs) * len(levels))
     figure = Figure(figsize=(LABEL_INCHES + PANEL_WIDTH_INCHES * columns, panel_height * rows), dpi=DPI)
     FigureCanvasAgg(figure)
     grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
