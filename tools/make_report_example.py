@@ -1,4 +1,5 @@
-"""Make the README's example comparison from the demo data: docs/example-report.md and its plots in docs/images/.
+"""Make the README's example comparison from the demo data: docs/example-report.md and its plots in docs/images/,
+and the breakdown CSVs as docs/example-<benchmark>-breakdown.csv.
 
     python tools/make_report_example.py
 
@@ -23,6 +24,7 @@ LOG_ROOT = Path("logs/report-example")
 DOCS = ROOT / "docs"
 EXAMPLE_NAME = "example-report.md"
 IMAGE_DIR = "images"
+BREAKDOWN_SUFFIX = "-breakdown.csv"
 FLAGGED_RUN = [
     "eval",
     "drive_evals/surds",
@@ -59,7 +61,10 @@ def main() -> None:
         shutil.copyfile(files.markdown, DOCS / EXAMPLE_NAME)
         for image in files.images:
             shutil.copyfile(image, DOCS / IMAGE_DIR / image.name)
-    print(f"wrote {DOCS / EXAMPLE_NAME} and {len(files.images)} plots in {DOCS / IMAGE_DIR}")
+        breakdowns = [path for path in files.csv if path.name.endswith(BREAKDOWN_SUFFIX)]
+        for table in breakdowns:
+            shutil.copyfile(table, DOCS / f"example-{table.name}")
+    print(f"wrote {DOCS / EXAMPLE_NAME}, {len(breakdowns)} breakdown CSVs and {len(files.images)} plots in {DOCS}")
 
 
 if __name__ == "__main__":
