@@ -27,8 +27,8 @@ MIN_CLUSTERS = 5
 """Below either, a level is shown but flagged unreliable, and no paired comparison is made on it."""
 SHARE = "share"
 """Outcome dimensions: the metric is the share of units with that outcome (`share: yaw` within one subset)."""
-CSV_COLUMNS = ("model", "dimension", "level", "metric", "estimate", "ci_low", "ci_high", "units", "clusters")
 RELIABLE = "reliable"
+CSV_COLUMNS = ("model", "dimension", "level", "metric", "estimate", "ci_low", "ci_high", "units", "clusters", RELIABLE)
 
 
 @dataclass(frozen=True)
@@ -126,11 +126,16 @@ def build_breakdown(view: BenchmarkView) -> Breakdown:
     return breakdown
 
 
+def _sorted_units(run: Run) -> list[Unit]:
+    """By sample id, so that sums run in one order and the CSV is the same to the last digit on every run."""
+    return [run.units[sample_id] for sample_id in sorted(run.units)]
+
+
 def _metadata_cells(run: Run, spec: BreakdownSpec) -> list[Cell]:
     cells = []
     for dimension in spec.dimensions:
         for level in sorted({u.levels[dimension] for u in run.units.values() if dimension in u.levels}):
-            units = [u for u in run.units.values() if u.levels.get(dimension) == level]
+            units = [u for u in _sorted_units(run) if u.levels.get(dimension) == level]
             for name in spec.metrics:
                 metric = run.benchmark.unit_metric(name)
                 assert metric is not None, name
@@ -144,7 +149,7 @@ def _outcome_cells(run: Run, spec: BreakdownSpec, levels: dict[str, list[str]]) 
     """Shares of every outcome any run had (0 where this run never had it), over all units and per group."""
     cells = []
     for dimension in spec.outcome_dimensions:
-        units = [u for u in run.units.values() if dimension in u.outcomes]
+        units = [u for u in _sorted_units(run) if dimension in u.outcomes]
         groups = sorted({u.group for u in units if u.group}, key=lambda g: _rank(spec.metrics, g))
         for level in levels[dimension]:
             for group in [None, *groups]:
