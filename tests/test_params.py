@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -140,3 +141,12 @@ def test_drivelmm_o1_judge_parameters(args: dict[str, Any], message: str) -> Non
 def test_lidar_settings_are_checked_even_with_lidar_off() -> None:
     with pytest.raises(ParameterError, match="lidar_resolution_m=0"):
         drivelmm_o1(data="demo", judge=False, lidar=False, lidar_resolution_m=0)
+
+
+def test_a_sibling_tasks_parameter_is_a_warning_not_an_error(caplog: pytest.LogCaptureFixture) -> None:
+    """Inspect gives every -T of a command to every task: `-T record_order=sorted` with surds and drivelmm_o1."""
+    with caplog.at_level(logging.WARNING):
+        reject_unknown(drivelmm_o1, {"record_order": "sorted"})
+    assert "record_order is a parameter of surds only" in caplog.text
+    with pytest.raises(ParameterError, match="unknown parameter 'record_ordr'"):
+        reject_unknown(drivelmm_o1, {"record_order": "sorted", "record_ordr": "sorted"})

@@ -1,4 +1,5 @@
-"""Make the example comparison (docs/comparing.md) from the demo data: docs/example-report.md and docs/images/.
+"""Make the example comparison (docs/comparing.md) from the demo data: docs/example-report.md and its plots in
+docs/images/, and the breakdown CSVs as docs/example-<benchmark>-breakdown.csv.
 
     python tools/make_report_example.py
 
@@ -25,6 +26,7 @@ REPORT_DIR = Path("logs/report-example-report")
 DOCS = ROOT / "docs"
 EXAMPLE_NAME = "example-report.md"
 IMAGE_DIR = "images"
+BREAKDOWN_SUFFIX = "-breakdown.csv"
 FLAGGED_RUN = [
     "eval",
     "drive_evals/surds",
@@ -61,7 +63,10 @@ def main() -> None:
         shutil.copyfile(ROOT / files.markdown, DOCS / EXAMPLE_NAME)  # the report's paths are relative to ROOT
         for image in files.images:
             shutil.copyfile(ROOT / image, DOCS / IMAGE_DIR / image.name)
-    print(f"wrote {DOCS / EXAMPLE_NAME} and {len(files.images)} plots in {DOCS / IMAGE_DIR}")
+        breakdowns = [path for path in files.csv if path.name.endswith(BREAKDOWN_SUFFIX)]
+        for table in breakdowns:
+            shutil.copyfile(ROOT / table, DOCS / f"example-{table.name}")
+    print(f"wrote {DOCS / EXAMPLE_NAME}, {len(breakdowns)} breakdown CSVs and {len(files.images)} plots in {DOCS}")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import docstring_parser
 from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import DriveEvalsError, ParameterError
+from drive_evals.params import parameter_names
 from drive_evals.surds.task import surds
 
 PACKAGE = "drive_evals"
@@ -56,10 +57,11 @@ def describe_task(name: str, function: Callable[..., Any]) -> TaskDescription:
     docstring = inspect.getdoc(function) or ""
     meanings = parse_args_section(docstring)
     signature = inspect.signature(function)
+    named = [signature.parameters[name] for name in parameter_names(function)]  # not the `**kwargs` catch-all
     # resolved in the task's own module, so an alias such as ImageMode shows its values
     hints = inspect.get_annotations(inspect.unwrap(function), eval_str=True)
-    undocumented = [p for p in signature.parameters if p not in meanings]
-    stale = [m for m in meanings if m not in signature.parameters]
+    undocumented = [p.name for p in named if p.name not in meanings]
+    stale = [m for m in meanings if m not in parameter_names(function)]
     if undocumented or stale:
         problems = [f"not in its docstring's Args: {', '.join(undocumented)}"] if undocumented else []
         problems += [f"documented but not parameters: {', '.join(stale)}"] if stale else []
@@ -71,7 +73,7 @@ def describe_task(name: str, function: Callable[..., Any]) -> TaskDescription:
             _show_default(p.default),
             meanings[p.name],
         )
-        for p in signature.parameters.values()
+        for p in named
     ]
     return TaskDescription(f"{PACKAGE}/{name}", docstring.split("\n", 1)[0], parameters)
 

@@ -8,33 +8,55 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from drive_evals.errors import ParameterError
 
+logger = logging.getLogger(__name__)
+
 
 def reject_unknown(task: Callable[..., Any], unknown: Mapping[str, Any]) -> None:
     """Refuse `-T` names the task does not declare (each task takes `**kwargs` to receive them).
 
     Without `**kwargs` Inspect only warns `param 'x' not used` and runs the task with its defaults: a misspelt
-    `-T subset=yaw` then pays for all six subsets.
+    `-T subset=yaw` then pays for all six subsets. Inspect hands every `-T` to every task of a command, so a name
+    that another drive_evals task declares (`inspect eval drive_evals/surds drive_evals/drivelmm_o1 -T
+    record_order=sorted`) is only a warning here.
     """
     if not unknown:
         return
-    valid = [
+    valid = parameter_names(task)
+    elsewhere = {name: owner for owner, names in _sibling_parameters(task).items() for name in names}
+    problems = []
+    for name in unknown:
+        if name in elsewhere:
+            logger.warning("%s: -T %s is a parameter of %s only; ignored here", task.__name__, name, elsewhere[name])
+            continue
+        close = difflib.get_close_matches(name, valid, n=1)
+        problems.append(f"'{name}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+    if problems:
+        raise ParameterError(
+            f"{task.__name__}: unknown parameter {', '.join(problems)}; valid parameters are {', '.join(valid)}"
+        )
+
+
+def parameter_names(task: Callable[..., Any]) -> list[str]:
+    """The named parameters of a task function (not its `**kwargs`)."""
+    return [
         name
         for name, parameter in inspect.signature(task).parameters.items()
         if parameter.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
     ]
-    problems = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, valid, n=1)
-        problems.append(f"'{name}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
-    raise ParameterError(
-        f"{task.__name__}: unknown parameter {', '.join(problems)}; valid parameters are {', '.join(valid)}"
-    )
+
+
+def _sibling_parameters(task: Callable[..., Any]) -> dict[str, list[str]]:
+    """The parameter names of every other drive_evals task, by task name."""
+    from drive_evals.describe import TASKS  # late: the task modules import this one
+
+    return {name: parameter_names(other) for name, other in TASKS.items() if name != task.__name__}
 
 
 def choice(name: str, value: object, valid: Sequence[str]) -> str:

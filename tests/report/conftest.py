@@ -95,6 +95,13 @@ def logs(report_run: ReportRun) -> dict[str, EvalLog]:
     return {Path(info.name).name: read_eval_log(info) for info in list_eval_logs(str(report_run.log_dir))}
 
 
+HEADINGS_SCRIPT = (
+    "JSON.stringify([...document.querySelectorAll('h2')]"
+    ".map(h => [h.textContent, h.getBoundingClientRect().top + window.scrollY]))"
+)
+"""Each h2's text and its top in page pixels, so a test can cut one section out of the full-page screenshot."""
+
+
 @dataclass(frozen=True)
 class PageLoad:
     events: list[dict[str, Any]]
@@ -102,6 +109,8 @@ class PageLoad:
     content_width: float
     """Width of the laid-out page in CSS pixels: wider than the window means sideways scrolling."""
     window_width: int
+    headings: list[tuple[str, float]]
+    """(text, top in CSS pixels) of every h2; the screenshot is taken at scale 1, so pixels match."""
 
     def errors(self) -> list[str]:
         """Console errors, uncaught exceptions and browser log errors (failed loads, CSP violations)."""
@@ -199,6 +208,8 @@ def open_page(page: Path, width: int = WINDOW_WIDTH) -> PageLoad:
             pipe.call("Emulation.setDeviceMetricsOverride", window, session)
             pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session)
             pipe.wait_for("Page.loadEventFired", time.monotonic() + PAGE_LOAD_SECONDS)
+            found = pipe.call("Runtime.evaluate", {"expression": HEADINGS_SCRIPT, "returnByValue": True}, session)
+            headings = [(str(text), float(top)) for text, top in json.loads(found["result"]["value"])]
             metrics = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
             clip = {"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1}
             options = {"format": "png", "clip": clip, "captureBeyondViewport": True}
@@ -212,7 +223,7 @@ def open_page(page: Path, width: int = WINDOW_WIDTH) -> PageLoad:
             except subprocess.TimeoutExpired:
                 browser.kill()
                 browser.wait()
-    return PageLoad(pipe.events, base64.b64decode(shot["data"]), float(metrics["width"]), width)
+    return PageLoad(pipe.events, base64.b64decode(shot["data"]), float(metrics["width"]), width, headings)
 
 
 @pytest.fixture(scope="session")

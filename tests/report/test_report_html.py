@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
+import io
 import re
 import struct
 from pathlib import Path
 from typing import Any
+
+from PIL import Image
 
 from drive_evals.cli import main
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LOCAL_SCHEMES = ("file:", "data:")
-EXPECTED_PLOTS = {"surds-scores.png", "drivelmm_o1-headline.png", "drivelmm_o1-rubric-criteria.png"}
+BREAKDOWN_DIMENSIONS = {
+    "surds": (
+        "camera",
+        "object-category",
+        "object-depth",
+        "box-area",
+        "pair-categories",
+        "pair-depth-gap",
+        "pair-x-gap",
+        "pair-distance-gap",
+        "outcome",
+    ),
+    "drivelmm_o1": ("question-number", "city", "judge-outcome", "mcq-outcome"),
+}
+EXPECTED_PLOTS = {"surds-scores.png", "drivelmm_o1-headline.png", "drivelmm_o1-rubric-criteria.png"} | {
+    f"{benchmark}-breakdown-{dimension}.png"
+    for benchmark, dimensions in BREAKDOWN_DIMENSIONS.items()
+    for dimension in dimensions
+}
+BREAKDOWN_SECTION = "SURDS: where models fail"
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -34,6 +56,13 @@ def test_html_renders_without_errors_or_network(report_run: Any, load_page: Any)
     width, height = png_size(loaded.screenshot)
     assert width > 500 and height > 2000, "the whole page, tables and plots, is in the screenshot"
     assert loaded.content_width <= loaded.window_width, "every table fits the window without sideways scrolling"
+    headings = [text for text, _ in loaded.headings]
+    assert headings == ["SURDS", BREAKDOWN_SECTION, "DriveLMM-o1", "DriveLMM-o1: where models fail"]
+    top, bottom = (top for text, top in loaded.headings[1:3])
+    with Image.open(io.BytesIO(loaded.screenshot)) as page_image:
+        section = page_image.crop((0, int(top), page_image.width, int(bottom)))
+        section.save(ARTIFACTS / "report-html-breakdown.png")
+    assert section.height > 1500, "the SURDS breakdown section holds its table and nine plots"
 
 
 def test_the_page_checker_sees_errors(tmp_path: Path, load_page: Any) -> None:
@@ -56,8 +85,12 @@ def test_plots_and_files(report_run: Any) -> None:
     assert {p.name for p in out.glob("*.csv")} == {
         "surds-scores.csv",
         "surds-paired.csv",
+        "surds-breakdown.csv",
+        "surds-breakdown-paired.csv",
         "drivelmm_o1-scores.csv",
         "drivelmm_o1-paired.csv",
+        "drivelmm_o1-breakdown.csv",
+        "drivelmm_o1-breakdown-paired.csv",
         "all-metrics.csv",
     }
     assert "wrote" in report_run.stdout

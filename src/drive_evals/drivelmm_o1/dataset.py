@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
 from drive_evals.data_warnings import DataWarnings
+from drive_evals.drivelmm_o1.breakdown import BREAKDOWN_KEY, record_facts
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, build_bev
 from drive_evals.drivelmm_o1.mcq import MCQ_QUESTION_MARKER, NO_LETTER, official_letter
@@ -271,6 +272,7 @@ def record_to_sample(record: O1Record, images: list[Content], sample_id: str) ->
             "question": record.question,
             "steps": record.steps,
             "final_answer": record.final_answer,
+            BREAKDOWN_KEY: record_facts(record.images),
         },
     )
 

@@ -6,12 +6,26 @@ column. Everything a table shows is a fraction in [0, 1] in the logs; tables pri
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+from inspect_ai.scorer import Score
+
+from drive_evals.drivelmm_o1 import breakdown as o1_breakdown
 from drive_evals.drivelmm_o1.metrics import CRITERION_NAMES, JUDGE_OVERALL, MCQ_CORRECT, MCQ_COUNTED, REASONING
 from drive_evals.drivelmm_o1.prompts import CRITERIA
 from drive_evals.drivelmm_o1.task import SCORER_NAME as O1_SCORER
+from drive_evals.report.outcomes import (
+    JUDGE_OUTCOME,
+    MCQ_OUTCOME,
+    O1_OUTCOMES,
+    OUTCOME,
+    SURDS_OUTCOMES,
+    o1_outcomes,
+    surds_outcomes,
+)
+from drive_evals.surds import breakdown as surds_breakdown
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY
 from drive_evals.surds.task import SCORER_NAME as SURDS_SCORER
 from drive_evals.surds.units import SUBSETS
@@ -63,6 +77,25 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class BreakdownSpec:
+    """How the report breaks a benchmark's results down: levels from sample metadata, outcomes from scores."""
+
+    levels: Callable[[Mapping[str, Any]], dict[str, str]]
+    """Sample metadata -> dimension -> level (computed once per sample)."""
+    outcomes: Callable[[Score, Mapping[str, Any]], dict[str, str]]
+    """One epoch's score and the sample metadata -> outcome dimension -> level."""
+    dimensions: tuple[str, ...]
+    """Dimensions read from metadata, in report order."""
+    outcome_dimensions: tuple[str, ...]
+    metrics: tuple[str, ...]
+    """Unit metrics estimated per level of every metadata dimension."""
+    paired: tuple[str, ...]
+    """Unit metrics compared between two comparable models per level."""
+    level_order: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Natural level order per dimension (bins, cameras); levels not listed follow, sorted by name."""
+
+
+@dataclass(frozen=True)
 class Benchmark:
     key: str
     title: str
@@ -81,6 +114,7 @@ class Benchmark:
     references: tuple[Reference, ...] = field(default=())
     plots: tuple[str, ...] = field(default=())
     """Titles of the tables to plot (estimate columns only)."""
+    breakdown: BreakdownSpec | None = None
 
     @property
     def task_names(self) -> frozenset[str]:
@@ -121,6 +155,18 @@ SURDS = Benchmark(
         Reference("SURDS authors' GRPO model", {OVERALL: _pct(40.80)}),
     ),
     plots=(SURDS_SCORES,),
+    breakdown=BreakdownSpec(
+        levels=surds_breakdown.sample_levels,
+        outcomes=surds_outcomes,
+        dimensions=surds_breakdown.DIMENSIONS,
+        outcome_dimensions=(OUTCOME,),
+        metrics=(OVERALL, *SUBSETS),
+        paired=(OVERALL,),
+        level_order={
+            **{d: surds_breakdown.level_order(d) for d in surds_breakdown.DIMENSIONS},
+            OUTCOME: SURDS_OUTCOMES,
+        },
+    ),
 )
 
 SHORT_CRITERIA = {
@@ -201,6 +247,15 @@ DRIVELMM_O1 = Benchmark(
         _table1("DriveLMM-o1 (InternVL2.5-8B + LoRA)", 73.01, 81.56, 75.39, 79.42, 74.49, 75.24, 62.36),
     ),
     plots=(O1_HEADLINE, O1_CRITERIA),
+    breakdown=BreakdownSpec(
+        levels=o1_breakdown.item_levels,
+        outcomes=o1_outcomes,
+        dimensions=o1_breakdown.DIMENSIONS,
+        outcome_dimensions=(JUDGE_OUTCOME, MCQ_OUTCOME),
+        metrics=(REASONING, MCQ_ACCURACY),
+        paired=(REASONING, MCQ_ACCURACY),
+        level_order={JUDGE_OUTCOME: O1_OUTCOMES, MCQ_OUTCOME: O1_OUTCOMES},
+    ),
 )
 
 BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 
 from drive_evals.report.benchmarks import Benchmark, UnitMetric
 from drive_evals.report.paired import PairedDifference, holm_adjust, paired_difference
-from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, unit_value
+from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, Unit, unit_value
 from drive_evals.stats import equal_group_mean
 
 BLIND_SUFFIX = " [blind]"
@@ -141,7 +142,7 @@ def _compare(benchmark: Benchmark, a: Run, b: Run, notes: list[str]) -> list[Com
     for name in benchmark.paired:
         metric = benchmark.unit_metric(name)
         assert metric is not None, name
-        values_a, values_b, clusters, groups, mismatched = _paired_units(a, b, metric)
+        values_a, values_b, clusters, groups, mismatched = paired_units(a, b, metric)
         if mismatched:
             notes.append(f"{a.label} vs {b.label}: {mismatched} unit(s) share an id but not an image/frame; excluded.")
         if not values_a:
@@ -153,8 +154,11 @@ def _compare(benchmark: Benchmark, a: Run, b: Run, notes: list[str]) -> list[Com
     return comparisons
 
 
-def _paired_units(a: Run, b: Run, metric: UnitMetric) -> tuple[list[float], list[float], list[str], list[str], int]:
-    """Values of both runs on the units both answered (by sample id, same cluster), with clusters and groups."""
+def paired_units(
+    a: Run, b: Run, metric: UnitMetric, where: Callable[[Unit], bool] | None = None
+) -> tuple[list[float], list[float], list[str], list[str], int]:
+    """Values of both runs on the units both answered (by sample id, same cluster), with clusters and groups;
+    `where` keeps only the units (of run A) it accepts (one breakdown level)."""
     values_a: list[float] = []
     values_b: list[float] = []
     clusters: list[str] = []
@@ -162,6 +166,8 @@ def _paired_units(a: Run, b: Run, metric: UnitMetric) -> tuple[list[float], list
     mismatched = 0
     for sample_id in sorted(set(a.units) & set(b.units)):
         unit_a, unit_b = a.units[sample_id], b.units[sample_id]
+        if where is not None and not where(unit_a):
+            continue
         value_a, value_b = unit_value(unit_a, metric), unit_value(unit_b, metric)
         if value_a is None or value_b is None:
             continue

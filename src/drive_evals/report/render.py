@@ -128,9 +128,10 @@ def _inline(text: str) -> str:
     return CODE_SPAN.sub(r"<code>\1</code>", html.escape(text))
 
 
-def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Rows may have different keys; columns are their union in order of first appearance."""
-    columns = list(dict.fromkeys(key for row in rows for key in row))
+def write_csv(path: Path, rows: Sequence[dict[str, Any]], leading: Sequence[str] = ()) -> None:
+    """Rows may have different keys; columns are `leading`, then their union in order of first appearance (so an
+    empty file still has its header)."""
+    columns = list(dict.fromkeys([*leading, *(key for row in rows for key in row)]))
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()

@@ -49,6 +49,10 @@ class Unit:
     cluster: str
     group: str
     values: dict[str, float]
+    levels: dict[str, str] = field(default_factory=dict)
+    """Breakdown dimension -> this sample's level (from its metadata)."""
+    outcomes: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Outcome dimension -> level -> share of this sample's epochs with that outcome."""
 
 
 @dataclass
@@ -189,6 +193,9 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
     """Scored samples by id; with epochs, each score value is averaged over the epochs that have it."""
     values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     keys: dict[str, tuple[str, str]] = {}
+    levels: dict[str, dict[str, str]] = {}
+    outcomes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    spec = benchmark.breakdown
     for sample in samples:
         score = (sample.scores or {}).get(benchmark.scorer)
         if score is None or not isinstance(score.value, dict):
@@ -200,8 +207,20 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
         for key, value in score.value.items():
             if isinstance(value, (int, float)) and not math.isnan(value):
                 values[sample_id][key].append(float(value))
+        if spec is not None:
+            levels[sample_id] = spec.levels(metadata)
+            for dimension, level in spec.outcomes(score, metadata).items():
+                outcomes[sample_id][dimension].append(level)
     return {
-        sample_id: Unit(*keys[sample_id], {k: sum(v) / len(v) for k, v in values[sample_id].items()})
+        sample_id: Unit(
+            *keys[sample_id],
+            {k: sum(v) / len(v) for k, v in values[sample_id].items()},
+            levels.get(sample_id, {}),
+            {
+                d: {level: seen.count(level) / len(seen) for level in set(seen)}
+                for d, seen in outcomes[sample_id].items()
+            },
+        )
         for sample_id in keys
     }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,16 @@ from typing import Any
 
 from drive_evals.errors import DriveEvalsError
 from drive_evals.report.benchmarks import BENCHMARKS
+from drive_evals.report.breakdown import (
+    CSV_COLUMNS,
+    Breakdown,
+    build_breakdown,
+    levels_table,
+    paired_csv_rows,
+    paired_table,
+)
+from drive_evals.report.breakdown import csv_rows as breakdown_csv_rows
+from drive_evals.report.breakdown_plot import breakdown_plot
 from drive_evals.report.compare import BenchmarkView, build_view
 from drive_evals.report.plots import score_plot
 from drive_evals.report.render import Plot, Section, html_page, markdown, write_csv
@@ -56,7 +67,10 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
     for run in runs:
         by_benchmark[run.benchmark.key].append(run)
     views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
-    sections = [_section(view, shown_dir) for view in views]
+    breakdowns = {view.benchmark.key: build_breakdown(view) for view in views}
+    sections = []
+    for view in views:
+        sections += [_section(view, shown_dir), _breakdown_section(view, breakdowns[view.benchmark.key])]
     preamble = [
         f"Logs: `{shown_dir}` ({len(runs)} runs). Numbers x100. "
         f"Regenerate with `drive-evals report {shown_dir} --out {out_dir}`.",
@@ -70,6 +84,10 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
         csv_files.append(out / f"{key}-paired.csv")
         paired = comparison_csv_rows(view.comparisons, "models") + comparison_csv_rows(view.blind_gaps, "blind")
         write_csv(csv_files[-1], paired)
+        csv_files.append(out / f"{key}-breakdown.csv")
+        write_csv(csv_files[-1], breakdown_csv_rows(breakdowns[key]), CSV_COLUMNS)
+        csv_files.append(out / f"{key}-breakdown-paired.csv")
+        write_csv(csv_files[-1], paired_csv_rows(breakdowns[key]))
     csv_files.append(out / ALL_METRICS_NAME)
     write_csv(csv_files[-1], _all_metrics(views))
     images = []
@@ -97,6 +115,19 @@ def _section(view: BenchmarkView, log_dir: str) -> Section:
             slug = spec.title.lower().replace(" ", "-")
             figures.append(Plot(f"{benchmark.title}: {spec.title}", f"{benchmark.key}-{slug}.png", png))
     return Section(benchmark.title, tables, figures)
+
+
+def _breakdown_section(view: BenchmarkView, breakdown: Breakdown) -> Section:
+    """Where the models fail: a levels table with how to read it, per-level paired differences, one plot per
+    dimension."""
+    benchmark = view.benchmark
+    figures = []
+    for dimension in breakdown.dimensions():
+        if (png := breakdown_plot(view, breakdown, dimension)) is not None:
+            slug = re.sub(r"[^a-z0-9]+", "-", dimension.lower()).strip("-")
+            figures.append(Plot(f"{benchmark.title}: {dimension}", f"{benchmark.key}-breakdown-{slug}.png", png))
+    tables = [levels_table(breakdown), paired_table(breakdown)]
+    return Section(f"{benchmark.title}: where models fail", tables, figures)
 
 
 def _all_metrics(views: list[BenchmarkView]) -> list[dict[str, Any]]:

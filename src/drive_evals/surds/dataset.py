@@ -21,6 +21,7 @@ from drive_evals.data import Snapshot, inside
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
+from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
 from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
 from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS, Unit, build_units
@@ -79,11 +80,12 @@ def question_text(prompt: str) -> str:
     return f"{question} (camera facing {facing.group(1)})" if facing else question
 
 
-def unit_to_sample(unit: Unit, number: int, image_path: Path) -> Sample:
+def unit_to_sample(unit: Unit, number: int, image_path: Path, record: SurdsRecord) -> Sample:
     """One unit as one sample.
 
     The input holds the unit's question(s) and the image: it is what the viewer's sample list previews, and the
     source of the image the solver sends. The solver sends each full prompt from the metadata, byte for byte.
+    `breakdown` holds the unit's facts for the report's failure breakdown (camera, category, depth, gaps).
     """
     questions = [question_text(prompt) for prompt in unit.prompts]
     total = len(questions)
@@ -101,6 +103,7 @@ def unit_to_sample(unit: Unit, number: int, image_path: Path) -> Sample:
             "targets": list(unit.targets),
             "options": list(unit.options),
             "bbox": list(unit.bbox) if unit.bbox is not None else None,
+            BREAKDOWN_KEY: unit_facts(unit, record),
         },
     )
 
@@ -258,7 +261,10 @@ def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, bl
     verify_manifest(snapshot.root, [METADATA_FILE, *files])
     samples: list[Sample] = []
     for subset in subsets:
-        samples.extend(unit_to_sample(unit, number, paths[unit.image]) for number, unit in enumerate(all_units[subset]))
+        samples.extend(
+            unit_to_sample(unit, number, paths[unit.image], records[unit.record_index])
+            for number, unit in enumerate(all_units[subset])
+        )
     if blind:
         samples = [blind_sample(sample) for sample in samples]
     summary = {

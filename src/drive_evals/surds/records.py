@@ -65,6 +65,9 @@ class SurdsRecord:
     distances: tuple[float, ...]
     anomalies: tuple[Anomaly, ...] = ()
     source: str = METADATA_FILE
+    categories: tuple[str, ...] | None = None
+    """nuScenes category per object (`vehicle.car`); None when the line has no usable `categories` list. The official
+    code never reads it; only the report's failure breakdown does."""
 
     @property
     def object_count(self) -> int:
@@ -207,7 +210,15 @@ def parse_record(raw: object, line: int, source: str = METADATA_FILE) -> SurdsRe
         distances=distances,
         anomalies=tuple(check.anomalies),
         source=source,
+        categories=_categories(raw.get("categories"), len(descs)),
     )
+
+
+def _categories(value: object, count: int) -> tuple[str, ...] | None:
+    """The per-object categories when present and well formed; anything else is ignored (never an error)."""
+    if isinstance(value, list) and len(value) == count and all(isinstance(item, str) and item for item in value):
+        return tuple(value)
+    return None
 
 
 def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> list[SurdsRecord]:
