@@ -80,12 +80,15 @@ def test_killed_batch_run_resumes_and_pays_in_flight_prompts_twice(
             process.send_signal(signal.SIGKILL)
             process.wait()
         paid_before = {key: counts.received for key, counts in server.counts.items()}
+        jobs_before = len(server.batch_store.batches)
         server.batch_store.hold.clear()
         (killed,) = list_eval_logs(str(log_dir))
-        retry = ["eval-retry", killed.name, "--log-dir", str(tmp_path / "resumed"), "--batch", str(batch_config)]
-        check(run_cli(retry, env, tmp_path), "eval-retry")
+        # eval-retry has no --batch: it takes the batch config from the killed run's log
+        check(run_cli(["eval-retry", killed.name, "--log-dir", str(tmp_path / "resumed")], env, tmp_path), "retry")
+        resumed_jobs = len(server.batch_store.batches) - jobs_before
         paid_twice = [key for key, counts in server.counts.items() if counts.received > 1]
     log = logs_by_task(tmp_path / "resumed")[TASKS[0]]
     assert every_sample_scored(log) == []
     assert paid_before, "the killed run had submitted a batch"
+    assert resumed_jobs > 0, "the resumed run batches too"
     assert sorted(paid_twice) == sorted(paid_before), "exactly the prompts in flight at the kill are paid twice"
