@@ -146,7 +146,7 @@ def test_unknown_task_or_parameter_is_a_clear_error() -> None:
 @pytest.mark.slow
 def test_output_tokens_from_a_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))  # a cached call records no usage
-    params = {"data": "demo"}
+    params: dict[str, object] = {"data": "demo"}
     [log] = inspect_eval(
         "drive_evals/drivelmm_o1",
         task_args=params,
