@@ -83,19 +83,22 @@ def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: in
     return Cell(result.wall_s, server.received - start)
 
 
-def run_cell(harness: str, latency: float, connections: int, root: Path, work: Path) -> Cell:
+def inspect_options(harness: str, extra: list[str]) -> list[str]:
+    return [*(RECOMMENDED if harness == "recommended" else ()), *extra]
+
+
+def run_cell(harness: str, latency: float, connections: int, root: Path, work: Path, extra: list[str]) -> Cell:
     with LatencyServer(latency) as server:
         if harness == "evalscope":
             return run_evalscope(server, root, work, connections)
-        return run_drive_evals(server, root, work, connections, list(RECOMMENDED) if harness == "recommended" else [])
+        return run_drive_evals(server, root, work, connections, inspect_options(harness, extra))
 
 
-def harness_name(harness: str) -> str:
-    return {
-        "defaults": "drive_evals, Inspect defaults",
-        "recommended": f"drive_evals, `{' '.join(RECOMMENDED)}`",
-        "evalscope": "evalscope 1.14.1",
-    }[harness]
+def harness_name(harness: str, extra: list[str]) -> str:
+    if harness == "evalscope":
+        return "evalscope 1.14.1"
+    options = inspect_options(harness, extra)
+    return f"drive_evals, `{' '.join(options)}`" if options else "drive_evals, Inspect defaults"
 
 
 def main() -> None:
@@ -103,6 +106,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, nargs="+", default=list(LATENCIES), help="seconds per answer")
     parser.add_argument("--connections", type=int, nargs="+", default=list(CONNECTIONS))
     parser.add_argument("--harness", choices=HARNESSES, nargs="+", default=list(HARNESSES))
+    parser.add_argument(
+        "--inspect-option", action="append", default=[], metavar="OPTION", help="extra `inspect eval` option (repeat)"
+    )
     args = parser.parse_args()
     root = ensure_surds()
     samples = load_surds(LocalSnapshot(root, "local"), list(SUBSETS), "metadata").dataset
@@ -115,7 +121,7 @@ def main() -> None:
             for connections in args.connections:
                 work = Path(tempfile.mkdtemp(prefix="latency-"))
                 try:
-                    cell = run_cell(harness, latency, connections, root, work)
+                    cell = run_cell(harness, latency, connections, root, work, args.inspect_option)
                 finally:
                     shutil.rmtree(work, ignore_errors=True)
                 floor = cell.requests * latency / connections
@@ -123,7 +129,7 @@ def main() -> None:
                     f"{cell.wall_s:.0f} s (floor {floor:.0f} s), **{cell.efficiency(latency, connections):.2f}**"
                 )
                 print(f"L={latency:g} {harness} C={connections}: {cells[-1]} ({cell.requests} requests)", flush=True)
-            rows.append([f"{latency:g} s", harness_name(harness), *cells])
+            rows.append([f"{latency:g} s", harness_name(harness, args.inspect_option), *cells])
     body = table(["L", "harness", *(f"{c} connections" for c in args.connections)], rows)
     notes = [
         f"- SURDS subsets {', '.join(SUBSETS)}: {prompts} requests a run; each cell: wall time, the floor "
