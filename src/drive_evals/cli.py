@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_command(subparsers)
     add_manifest_command(subparsers)
     add_describe_command(subparsers)
+    add_estimate_command(subparsers)
     return parser
 
 
@@ -69,6 +70,62 @@ def _describe(args: argparse.Namespace) -> int:
     except ParameterError as error:
         print(f"drive-evals describe: {error}", file=sys.stderr)
         return 2
+    return 0
+
+
+def add_estimate_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from drive_evals.image_tokens import RULES
+
+    parser = subparsers.add_parser(
+        "estimate",
+        help="requests, tokens and cost of a run, before it runs (no model call)",
+        description="Build the task's samples exactly as `inspect eval` would and count what the run will send: "
+        "requests, judge requests, input tokens (text and image) and output tokens; with prices, the cost.",
+    )
+    parser.add_argument("task", metavar="TASK", help="drive_evals/surds or drive_evals/drivelmm_o1")
+    parser.add_argument("--model", required=True, help="the model to be evaluated, e.g. openai/gpt-4o")
+    parser.add_argument("-T", dest="task_args", action="append", metavar="NAME=VALUE", help="task parameter")
+    parser.add_argument(
+        "--image-rule",
+        choices=sorted(RULES),
+        help="image token rule (default: the one the model's provider documents)",
+    )
+    parser.add_argument("--judges", type=int, default=1, help="models in the DriveLMM-o1 judge panel (default 1)")
+    parser.add_argument("--epochs", type=int, default=1, help="epochs of the run (default 1)")
+    parser.add_argument("--from-log", metavar="LOG", help="take mean output tokens per request from this log")
+    parser.add_argument("--price-in", type=float, metavar="USD", help="model price per million input tokens")
+    parser.add_argument("--price-out", type=float, metavar="USD", help="model price per million output tokens")
+    parser.add_argument("--judge-price-in", type=float, metavar="USD", help="judge price per million input tokens")
+    parser.add_argument("--judge-price-out", type=float, metavar="USD", help="judge price per million output tokens")
+    parser.set_defaults(handler=_estimate)
+
+
+def _price_pair(first: float | None, second: float | None, names: str) -> tuple[float, float] | None:
+    if first is None and second is None:
+        return None
+    if first is None or second is None or first < 0 or second < 0:
+        raise ValueError(f"{names}: give both, as non-negative prices per million tokens")
+    return first, second
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    from drive_evals.errors import DriveEvalsError
+    from drive_evals.estimate import estimate, format_estimate, parse_task_args
+    from drive_evals.image_tokens import RULES, rule_for_model
+
+    rule = RULES[args.image_rule] if args.image_rule else rule_for_model(args.model)
+    try:
+        if rule is None:
+            raise ValueError(f"--model {args.model}: its image token rule is unknown; choose one with --image-rule")
+        if args.judges < 1 or args.epochs < 1:
+            raise ValueError("--judges and --epochs must be at least 1")
+        prices = _price_pair(args.price_in, args.price_out, "--price-in/--price-out")
+        judge_prices = _price_pair(args.judge_price_in, args.judge_price_out, "--judge-price-in/--judge-price-out")
+        result = estimate(args.task, parse_task_args(args.task_args), rule, args.judges, args.epochs, args.from_log)
+    except (ValueError, DriveEvalsError, FileNotFoundError) as error:
+        print(f"drive-evals estimate: {error}", file=sys.stderr)
+        return 1
+    print("\n".join(format_estimate(result, args.model, prices, judge_prices)))
     return 0
 
 

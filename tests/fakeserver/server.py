@@ -20,6 +20,14 @@ from types import TracebackType
 from typing import Any, Self
 
 from .anthropic_api import AnthropicMessages
+from .batches import (
+    ANTHROPIC_BATCHES,
+    CONTENT_SUFFIX,
+    OPENAI_BATCHES,
+    OPENAI_FILES,
+    RESULTS_SUFFIX,
+    BatchStore,
+)
 from .dialect import Dialect, SseEvent
 from .faults import Fault, FaultPlan, InjectedFault
 from .openai_api import OpenAIChat
@@ -89,6 +97,8 @@ class FakeModelServer:
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._serve_thread: threading.Thread | None = None
+        self.batch_store = BatchStore()
+        """Files and batch jobs of the batch APIs (`batch_store.batches`; `batch_store.hold` keeps them running)."""
 
     def __enter__(self) -> Self:
         return self.start()
@@ -204,6 +214,23 @@ class FakeModelServer:
     def _next_response_id(self) -> str:
         return f"fake{next(self._response_ids):06d}"
 
+    def answer(self, dialect: Dialect, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One request of a batch, answered (and counted) as a direct non-streaming call would be."""
+        try:
+            request = dialect.parse(body)
+        except BadRequest as ex:
+            return 400, dialect.error_body(400, str(ex))
+        fault = self._admit(request)
+        if fault is not None:
+            status = fault.status or 500
+            return status, dialect.error_body(status, f"Injected {fault.fault.value} (HTTP {status})")
+        try:
+            text = self.policy(request)
+        except Exception as ex:
+            return 400, dialect.error_body(400, f"fake server policy raised {type(ex).__name__}: {ex}")
+        self._record_answered(request.key)
+        return 200, dialect.response_body(request, text, self._next_response_id())
+
 
 class _HTTPServer(ThreadingHTTPServer):
     """Threading server that can close its open connections and join its handler threads on stop."""
@@ -255,10 +282,30 @@ class _Handler(BaseHTTPRequestHandler):
         logger.debug("fake server: " + format, *args)
 
     def do_GET(self) -> None:
-        self._not_found()
+        path = self.path.split("?", 1)[0]
+        store = self.server.owner.batch_store
+        try:
+            if path.startswith(ANTHROPIC_BATCHES + "/") and path.endswith(RESULTS_SUFFIX):
+                batch_id = path.removeprefix(ANTHROPIC_BATCHES + "/").removesuffix(RESULTS_SUFFIX)
+                self._send_bytes(200, store.anthropic_results(batch_id))
+            elif path.startswith(ANTHROPIC_BATCHES + "/"):
+                batch_id = path.removeprefix(ANTHROPIC_BATCHES + "/")
+                self._send_json(200, store.anthropic_batch(batch_id, self.server.owner.url))
+            elif path.startswith(OPENAI_BATCHES + "/"):
+                self._send_json(200, store.openai_batch(path.removeprefix(OPENAI_BATCHES + "/")))
+            elif path.startswith(OPENAI_FILES + "/") and path.endswith(CONTENT_SUFFIX):
+                file_id = path.removeprefix(OPENAI_FILES + "/").removesuffix(CONTENT_SUFFIX)
+                self._send_bytes(200, store.file_content(file_id))
+            else:
+                self._not_found()
+        except KeyError:
+            self._not_found()
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
+        if path in (OPENAI_FILES, OPENAI_BATCHES, ANTHROPIC_BATCHES):
+            self._batch_post(path)
+            return
         dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path)
         if dialect is None:
             self._read_body()
@@ -276,6 +323,23 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(200, ANTHROPIC.count_tokens_body(body))
             else:
                 self._generate(dialect, dialect.parse(body))
+        except BadRequest as ex:
+            self._reject(dialect, 400, str(ex))
+
+    def _batch_post(self, path: str) -> None:
+        owner = self.server.owner
+        store = owner.batch_store
+        dialect: Dialect = ANTHROPIC if path == ANTHROPIC_BATCHES else OPENAI
+        try:
+            if not self._api_key():
+                self._read_body()
+                self._reject(dialect, 401, "No API key provided")
+            elif path == OPENAI_FILES:
+                self._send_json(200, store.upload_file(self.headers.get("content-type") or "", self._read_body()))
+            elif path == OPENAI_BATCHES:
+                self._send_json(200, store.create_openai_batch(self._read_json(), OPENAI, owner.answer))
+            else:
+                self._send_json(200, store.create_anthropic_batch(self._read_json(), ANTHROPIC, owner.answer))
         except BadRequest as ex:
             self._reject(dialect, 400, str(ex))
 

@@ -19,6 +19,7 @@ from inspect_ai.model import (
     Model,
     ResponseSchema,
 )
+from inspect_ai.model._generate_config import BatchConfig, active_generate_config
 from inspect_ai.util import LimitExceededError, json_schema
 
 from drive_evals.drivelmm_o1.judge_guard import (
@@ -61,13 +62,24 @@ class Judgement:
         return self.parse is not None and self.parse.ok
 
 
-def judge_config() -> GenerateConfig:
+def judge_config(batch: bool | int | BatchConfig | None = None) -> GenerateConfig:
     """Official judge settings: temperature 0, 500 tokens, strict `EvaluationScores` structured output."""
     return GenerateConfig(
+        batch=batch,
         temperature=JUDGE_TEMPERATURE,
         max_tokens=JUDGE_MAX_TOKENS,
         response_schema=ResponseSchema(name=JUDGE_SCHEMA_NAME, json_schema=json_schema(EvaluationScores), strict=True),
     )
+
+
+def eval_batch(model: Model) -> bool | int | BatchConfig | None:
+    """The eval's `--batch` for a judge whose own config leaves batching open.
+
+    Inspect hands `--batch` to the model under test only (a role model inherits connections, retries, timeout and
+    cache, not batch), so without this a `--batch` run would pay full price for every judge call. A grader bound
+    with its own `batch` setting (`--model-role 'grader={model: ..., batch: false}'`) keeps it.
+    """
+    return active_generate_config().batch if model.config.batch is None else None
 
 
 def _kept(reply: str) -> str:
@@ -93,7 +105,7 @@ async def judge_response(
         ChatMessageSystem(content=JUDGE_SYSTEM_PROMPT),
         ChatMessageUser(content=judge_user_message(question, steps, final_answer, response)),
     ]
-    config = judge_config()
+    config = judge_config(eval_batch(model))
     for attempt in range(attempts):
         if breaker is not None and breaker.stopped is not None:
             judgement.failure = breaker.stopped

@@ -1,0 +1,145 @@
+"""Efficiency against a server that answers every request after exactly L seconds, at 16-256 connections.
+
+A harness that adds nothing finishes N requests over C connections in N x L / C seconds (the floor); efficiency is
+the floor divided by the wall time. It tells whether the harness keeps a fast server busy: at 1.0 the server sets
+the pace, below it the harness does. Compared: drive_evals with Inspect's defaults, drive_evals with the flags
+recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets, `--eval-batch-size` =
+connections). Results go to docs/performance.md with the load average, since the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench_surds_run import MAX_TOKENS, MODEL, TEMPERATURE
+from common import INSPECT_CACHE_ENV, ensure_evalscope, measure, report, table
+from fullsize_data import ensure_surds
+from instant_server import FakeRequest, InstantServer, instant_policy
+
+from drive_evals.data import LocalSnapshot
+from drive_evals.surds.dataset import load_surds
+
+LATENCIES = (0.25, 1.0, 2.0)
+CONNECTIONS = (16, 64, 128, 256)
+SUBSETS = ("depth", "distance")
+"""Two subsets, so one run is a few thousand requests: the floor at 16 connections and 2 s stays minutes long."""
+RECOMMENDED = ("--no-log-realtime", "--no-log-images")
+HARNESSES = ("defaults", "recommended", "evalscope")
+
+
+class LatencyServer(InstantServer):
+    """The instant server, answering each request after `latency` seconds (each connection has its own thread)."""
+
+    def __init__(self, latency: float) -> None:
+        super().__init__()
+        self.latency = latency
+        self.policy = self._answer_late
+
+    def _answer_late(self, request: FakeRequest) -> str:
+        time.sleep(self.latency)
+        return instant_policy(request)
+
+
+@dataclass(frozen=True)
+class Cell:
+    wall_s: float
+    requests: int
+
+    def efficiency(self, latency: float, connections: int) -> float:
+        return self.requests * latency / connections / self.wall_s
+
+
+def run_drive_evals(server: LatencyServer, root: Path, work: Path, connections: int, extra: list[str]) -> Cell:
+    command = [sys.executable, "-m", "inspect_ai", "eval", "drive_evals/surds", "--model", f"openai-api/fake/{MODEL}"]
+    command += ["-T", f"data={root}", "-T", f"subsets={','.join(SUBSETS)}", "--max-connections", str(connections)]
+    command += ["--log-dir", str(work / "logs"), "--display", "plain", *extra]
+    start = server.received
+    result = measure(command, env={**server.client_env(), INSPECT_CACHE_ENV: str(work / "cache")}, cwd=work)
+    if result.returncode != 0:
+        raise RuntimeError(f"inspect eval failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return Cell(result.wall_s, server.received - start)
+
+
+def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: int) -> Cell:
+    python = ensure_evalscope()
+    dataset_args = {"surds": {"dataset_id": str(root), "subset_list": list(SUBSETS)}}
+    command = [str(python.parent / "evalscope"), "eval", "--model", MODEL, "--api-url", server.openai_base_url]
+    command += ["--api-key", "test-key", "--eval-type", "openai_api", "--datasets", "surds"]
+    command += ["--dataset-args", json.dumps(dataset_args), "--eval-batch-size", str(connections)]
+    command += ["--generation-config", json.dumps({"temperature": TEMPERATURE, "max_tokens": MAX_TOKENS})]
+    command += ["--work-dir", str(work / "out"), "--no-timestamp"]
+    start = server.received
+    result = measure(command, cwd=work)
+    if result.returncode != 0:
+        raise RuntimeError(f"evalscope failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return Cell(result.wall_s, server.received - start)
+
+
+def inspect_options(harness: str, extra: list[str]) -> list[str]:
+    return [*(RECOMMENDED if harness == "recommended" else ()), *extra]
+
+
+def run_cell(harness: str, latency: float, connections: int, root: Path, work: Path, extra: list[str]) -> Cell:
+    with LatencyServer(latency) as server:
+        if harness == "evalscope":
+            return run_evalscope(server, root, work, connections)
+        return run_drive_evals(server, root, work, connections, inspect_options(harness, extra))
+
+
+def harness_name(harness: str, extra: list[str]) -> str:
+    if harness == "evalscope":
+        return "evalscope 1.14.1"
+    options = inspect_options(harness, extra)
+    return f"drive_evals, `{' '.join(options)}`" if options else "drive_evals, Inspect defaults"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--latency", type=float, nargs="+", default=list(LATENCIES), help="seconds per answer")
+    parser.add_argument("--connections", type=int, nargs="+", default=list(CONNECTIONS))
+    parser.add_argument("--harness", choices=HARNESSES, nargs="+", default=list(HARNESSES))
+    parser.add_argument(
+        "--inspect-option", action="append", default=[], metavar="OPTION", help="extra `inspect eval` option (repeat)"
+    )
+    args = parser.parse_args()
+    root = ensure_surds()
+    samples = load_surds(LocalSnapshot(root, "local"), list(SUBSETS), "metadata").dataset
+    prompts = sum(len((s.metadata or {})["prompts"]) for s in samples)
+    load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    rows = []
+    for latency in args.latency:
+        for harness in args.harness:
+            cells = []
+            for connections in args.connections:
+                work = Path(tempfile.mkdtemp(prefix="latency-"))
+                try:
+                    cell = run_cell(harness, latency, connections, root, work, args.inspect_option)
+                finally:
+                    shutil.rmtree(work, ignore_errors=True)
+                floor = cell.requests * latency / connections
+                cells.append(
+                    f"{cell.wall_s:.0f} s (floor {floor:.0f} s), **{cell.efficiency(latency, connections):.2f}**"
+                )
+                print(f"L={latency:g} {harness} C={connections}: {cells[-1]} ({cell.requests} requests)", flush=True)
+            rows.append([f"{latency:g} s", harness_name(harness, args.inspect_option), *cells])
+    body = table(["L", "harness", *(f"{c} connections" for c in args.connections)], rows)
+    notes = [
+        f"- SURDS subsets {', '.join(SUBSETS)}: {prompts} requests a run; each cell: wall time, the floor "
+        "(requests x L / connections) and the efficiency (floor / wall).",
+        "- the server is the tests' fake server in the benchmark's process, answering each request after L seconds "
+        "(header-only image checks); every harness runs as a subprocess with `--display plain`.",
+        f"- load average before / after: {load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}.",
+    ]
+    report("Efficiency against a fixed-latency server", " ".join(["python", *sys.argv]), body, notes)
+
+
+if __name__ == "__main__":
+    main()

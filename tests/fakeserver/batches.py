@@ -1,0 +1,240 @@
+"""Batch APIs of the fake server: OpenAI files + batches, Anthropic message batches, as Inspect 0.3.285 calls them.
+
+Inspect's batchers (`_providers/_openai_batch.py`, `_providers/_anthropic_batch.py`, over `util/batch.py`) make
+these calls, and only these:
+- OpenAI: `POST /v1/files` (multipart, purpose=batch, a JSONL of `{custom_id, method, url, body}` lines), `POST
+  /v1/batches` (input_file_id, endpoint, completion_window), `GET /v1/batches/{id}` until the status is final,
+  then `GET /v1/files/{output_file_id}/content` (JSONL of `{custom_id, response: {status_code, body}, error}`).
+- Anthropic: `POST /v1/messages/batches` (`requests: [{custom_id, params}]`), `GET /v1/messages/batches/{id}`
+  until `processing_status` is `ended`, then the SDK's `results()`: the batch again and `GET` its `results_url`
+  (JSONL of `{custom_id, result: {type: succeeded, message}}`).
+
+A batch is processed (and so paid for: every request is admitted and counted like a direct call) when it is
+created; it reports `in_progress` until it has been polled `polls_until_done` times, and not at all while the
+server's `hold_batches` is set, so a test can kill a run whose batches are in flight.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .dialect import Dialect
+from .records import BadRequest
+
+OPENAI_FILES = "/v1/files"
+OPENAI_BATCHES = "/v1/batches"
+ANTHROPIC_BATCHES = "/v1/messages/batches"
+RESULTS_SUFFIX = "/results"
+CONTENT_SUFFIX = "/content"
+ANSWERED = 200
+
+Answer = Callable[[Dialect, dict[str, Any]], tuple[int, dict[str, Any]]]
+"""Answer one request body as a direct call would: (HTTP status, response or error body)."""
+
+
+@dataclass
+class FakeBatch:
+    """One batch job: its provider, requests' results (computed at creation) and polling state."""
+
+    id: str
+    api: str
+    created_at: int
+    results: list[dict[str, Any]]
+    input_file_id: str = ""
+    endpoint: str = ""
+    polls: int = 0
+    done: bool = False
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for line in self.results if _failed(line))
+
+
+@dataclass
+class BatchStore:
+    """Files and batch jobs of both APIs, thread-safe."""
+
+    polls_until_done: int = 1
+    hold: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _files: dict[str, bytes] = field(default_factory=dict)
+    _batches: dict[str, FakeBatch] = field(default_factory=dict)
+
+    @property
+    def batches(self) -> list[FakeBatch]:
+        """Every batch job created, in creation order."""
+        with self._lock:
+            return list(self._batches.values())
+
+    def _new_id(self, prefix: str) -> str:
+        return f"{prefix}_{len(self._files) + len(self._batches) + 1:06d}"
+
+    # --- OpenAI ---------------------------------------------------------------------------------------------
+
+    def upload_file(self, content_type: str, body: bytes) -> dict[str, Any]:
+        fields = _multipart_fields(content_type, body)
+        if fields.get("purpose") != b"batch" or "file" not in fields:
+            raise BadRequest("expected a multipart upload with purpose=batch and a file")
+        with self._lock:
+            file_id = self._new_id("file")
+            self._files[file_id] = fields["file"]
+        return _openai_file(file_id, len(fields["file"]))
+
+    def create_openai_batch(self, body: dict[str, Any], openai: Dialect, answer: Answer) -> dict[str, Any]:
+        file_id = body.get("input_file_id")
+        with self._lock:
+            content = self._files.get(str(file_id))
+        if content is None:
+            raise BadRequest(f"No such File object: {file_id}")
+        results = []
+        for raw in content.decode().splitlines():
+            line = json.loads(raw)
+            status, response = answer(openai, line["body"])
+            error = None if status == ANSWERED else {"code": status, "message": json.dumps(response)}
+            results.append(
+                {
+                    "id": f"batch_req_{line['custom_id']}",
+                    "custom_id": line["custom_id"],
+                    "response": {"status_code": status, "body": response} if error is None else None,
+                    "error": error,
+                }
+            )
+        with self._lock:
+            batch = FakeBatch(self._new_id("batch"), "openai", int(time.time()), results, str(file_id))
+            batch.endpoint = str(body.get("endpoint"))
+            self._batches[batch.id] = batch
+        return self._openai_view(batch)
+
+    def openai_batch(self, batch_id: str) -> dict[str, Any]:
+        return self._openai_view(self._poll(batch_id))
+
+    def file_content(self, file_id: str) -> bytes:
+        with self._lock:
+            content = self._files.get(file_id)
+        if content is None:
+            raise KeyError(file_id)
+        return content
+
+    def _openai_view(self, batch: FakeBatch) -> dict[str, Any]:
+        output_id = None
+        if batch.done:
+            with self._lock:
+                output_id = f"file_out_{batch.id}"
+                if output_id not in self._files:
+                    self._files[output_id] = "".join(json.dumps(r) + "\n" for r in batch.results).encode()
+        total = len(batch.results)
+        return {
+            "id": batch.id,
+            "object": "batch",
+            "endpoint": batch.endpoint,
+            "input_file_id": batch.input_file_id,
+            "completion_window": "24h",
+            "status": "completed" if batch.done else "in_progress",
+            "created_at": batch.created_at,
+            "output_file_id": output_id,
+            "error_file_id": None,
+            "errors": None,
+            "request_counts": {
+                "total": total,
+                "completed": total - batch.failed if batch.done else 0,
+                "failed": batch.failed if batch.done else 0,
+            },
+        }
+
+    # --- Anthropic ------------------------------------------------------------------------------------------
+
+    def create_anthropic_batch(self, body: dict[str, Any], anthropic: Dialect, answer: Answer) -> dict[str, Any]:
+        requests = body.get("requests")
+        if not isinstance(requests, list) or not requests:
+            raise BadRequest("requests: Field required")
+        results = []
+        for item in requests:
+            status, response = answer(anthropic, item["params"])
+            result = {"type": "succeeded", "message": response} if status == ANSWERED else _errored(response)
+            results.append({"custom_id": item["custom_id"], "result": result})
+        with self._lock:
+            batch = FakeBatch(self._new_id("msgbatch"), "anthropic", int(time.time()), results)
+            self._batches[batch.id] = batch
+        return self._anthropic_view(batch, base_url="")
+
+    def anthropic_batch(self, batch_id: str, base_url: str) -> dict[str, Any]:
+        return self._anthropic_view(self._poll(batch_id), base_url)
+
+    def anthropic_results(self, batch_id: str) -> bytes:
+        with self._lock:
+            batch = self._batches[batch_id]
+        return "".join(json.dumps(r) + "\n" for r in batch.results).encode()
+
+    def _anthropic_view(self, batch: FakeBatch, base_url: str) -> dict[str, Any]:
+        created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created_at))
+        errored = batch.failed if batch.done else 0
+        return {
+            "id": batch.id,
+            "type": "message_batch",
+            "processing_status": "ended" if batch.done else "in_progress",
+            "request_counts": {
+                "processing": 0 if batch.done else len(batch.results),
+                "succeeded": len(batch.results) - errored if batch.done else 0,
+                "errored": errored,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": created,
+            "expires_at": created,
+            "ended_at": created if batch.done else None,
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": f"{base_url}{ANTHROPIC_BATCHES}/{batch.id}{RESULTS_SUFFIX}" if batch.done else None,
+        }
+
+    # --- shared ---------------------------------------------------------------------------------------------
+
+    def _poll(self, batch_id: str) -> FakeBatch:
+        with self._lock:
+            batch = self._batches[batch_id]
+            if not self.hold.is_set():
+                batch.polls += 1
+                batch.done = batch.done or batch.polls >= self.polls_until_done
+            return batch
+
+
+def _failed(line: dict[str, Any]) -> bool:
+    if "error" in line:
+        return line["error"] is not None
+    return bool(line["result"]["type"] != "succeeded")
+
+
+def _errored(response: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "errored", "error": {"type": "error", "error": response.get("error", response)}}
+
+
+def _openai_file(file_id: str, size: int) -> dict[str, Any]:
+    return {
+        "id": file_id,
+        "object": "file",
+        "bytes": size,
+        "created_at": int(time.time()),
+        "filename": "batch.jsonl",
+        "purpose": "batch",
+        "status": "processed",
+    }
+
+
+def _multipart_fields(content_type: str, body: bytes) -> dict[str, bytes]:
+    """The named parts of a multipart/form-data body."""
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    fields: dict[str, bytes] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        if isinstance(name, str) and isinstance(payload, bytes):
+            fields[name] = payload
+    return fields
