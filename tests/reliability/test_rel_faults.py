@@ -33,6 +33,8 @@ from .harness import (
     every_sample_scored,
 )
 
+pytestmark = pytest.mark.slow  # fault runs through the fake servers (subprocesses, hangs)
+
 PROVIDERS = ("openai", "anthropic")
 STREAMING_MAX_TOKENS = 8192
 """From this `max_tokens` on, Inspect's Anthropic provider streams."""

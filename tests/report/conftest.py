@@ -29,7 +29,10 @@ COMPARISON_SET = "set"
 ORACLE = "oracle"
 ODD = "odd"
 """Runs that must be flagged: a different record order and subsets (SURDS) and a different judge (DriveLMM-o1)."""
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ENV = "DRIVE_EVALS_CHROMIUM"
+"""Path of the browser binary; without it, the first of `CHROMIUM_NAMES` on PATH."""
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+"""What Debian, Ubuntu and Google's packages call the binary (GitHub's Ubuntu runners have google-chrome)."""
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -40,7 +43,8 @@ CHROMIUM_FLAGS = (
     "--no-first-run",
     "--remote-debugging-pipe",
 )
-PAGE_LOAD_SECONDS = 20
+PAGE_LOAD_SECONDS = 120
+"""Only a bound for a browser that never answers: a local page loads in about a second, a few on a loaded machine."""
 PIPE_IN, PIPE_OUT = 3, 4
 """Chromium's --remote-debugging-pipe reads commands from fd 3 and writes replies to fd 4."""
 
@@ -161,11 +165,22 @@ class DevToolsPipe:
         raise TimeoutError(f"no {method} within the deadline")
 
 
+def find_chromium() -> str | None:
+    """The browser binary: `$DRIVE_EVALS_CHROMIUM` when set, else the first usual name on PATH."""
+    if named := os.environ.get(CHROMIUM_ENV):
+        return named
+    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
+
+
 @pytest.fixture(scope="session")
 def load_page() -> Callable[[Path], PageLoad]:
     """Open a local page in a fresh headless Chromium; collect console and network events and a screenshot."""
-    if not (shutil.which("chromium") or Path(CHROMIUM).is_file()):
-        pytest.fail("chromium is required for the HTML report test: apt-get install -y chromium (see .ci/run)")
+    chromium = find_chromium()
+    if chromium is None or not Path(chromium).is_file():
+        pytest.fail(
+            f"a Chromium or Chrome binary is required for the HTML report test: set {CHROMIUM_ENV} or install one "
+            f"named {', '.join(CHROMIUM_NAMES)} (.ci/run installs Debian's chromium)"
+        )
 
     def load(page: Path) -> PageLoad:
         command_read, command_write = os.pipe()
@@ -178,7 +193,7 @@ def load_page() -> Callable[[Path], PageLoad]:
 
         with tempfile.TemporaryDirectory() as profile:
             browser = subprocess.Popen(
-                [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
                 preexec_fn=wire_pipes,
                 close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
                 stdout=subprocess.DEVNULL,

@@ -27,6 +27,9 @@ from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
 
 GRADER_ROLE = "grader"
 SAMPLE_SET = "sample set"
+TASK_VERSION = "task version"
+"""A task's `version` (README Changelog): runs of different versions may score differently by design, so they are
+never compared with each other."""
 GENERATE_PREFIX = "gen."
 BLIND_ARG = "blind"
 SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG})
@@ -69,6 +72,7 @@ class Run:
     units: dict[str, Unit]
     sample_set: str
     epochs: int
+    task_version: str
     notes: list[str] = field(default_factory=list)
     label: str = ""
 
@@ -96,7 +100,12 @@ class Run:
         Task arguments are shown as the task resolved them (its metadata) where it logs them, so that a default and
         the same value spelled out compare equal.
         """
-        settings = {"data": self.data, SAMPLE_SET: self.sample_set, "epochs": str(self.epochs)}
+        settings = {
+            TASK_VERSION: self.task_version,
+            "data": self.data,
+            SAMPLE_SET: self.sample_set,
+            "epochs": str(self.epochs),
+        }
         for name, value in sorted(self.task_args.items()):
             if name not in SUMMARISED_ARGS:
                 settings[name] = _show(self.metadata.get(name, value))
@@ -106,9 +115,9 @@ class Run:
         return settings
 
     def comparability_key(self) -> tuple[tuple[str, str], ...]:
-        """Settings that must be equal for unit-level comparison: data, sample set, task design, judge."""
+        """Settings that must be equal for unit-level comparison: task version, data, sample set, task design, judge."""
         settings = self.settings()
-        names = ["data", SAMPLE_SET, *self.benchmark.comparability]
+        names = [TASK_VERSION, "data", SAMPLE_SET, *self.benchmark.comparability]
         return tuple((name, settings.get(name, "")) for name in names)
 
 
@@ -164,6 +173,7 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         units=_units(benchmark, samples),
         sample_set=f"{len(ids)} ids #{digest}",
         epochs=spec.config.epochs or 1,
+        task_version=str(spec.task_version),
         notes=notes,
     )
 
