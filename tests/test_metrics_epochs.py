@@ -16,6 +16,8 @@ from drive_evals.drivelmm_o1.judge_meta_metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import by_question, mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
 from drive_evals.surds.metrics import surds_scores, surds_stderr, surds_validity, xy2d_conventions
 
+pytestmark = pytest.mark.usefixtures("offline_mockllm")  # the helper runs Inspect's plain mockllm/model
+
 DEMO = {"data": "demo"}
 Scored = tuple[list[Score], list[dict[str, Any]]]
 """Each sample's score and its metadata."""
@@ -47,13 +49,21 @@ def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
     return scored(log, "drivelmm_o1_scorer")
 
 
-@pytest.mark.parametrize("metric", [surds_scores, surds_stderr, surds_validity, xy2d_conventions])
+@pytest.mark.parametrize(
+    "metric",
+    [surds_scores, surds_stderr, surds_validity, xy2d_conventions],
+    ids=["surds_scores", "surds_stderr", "surds_validity", "xy2d_conventions"],
+)
 def test_surds_metrics_through_the_reducers(metric: Any, surds_run: Scored) -> None:
     scores, metadata = surds_run
     assert_agreeing_epochs_change_nothing([metric()], scores, metadata=metadata)
 
 
-@pytest.mark.parametrize("metric", [reasoning_metrics, mcq_metrics, o1_stderr, by_question, panel_agreement])
+@pytest.mark.parametrize(
+    "metric",
+    [reasoning_metrics, mcq_metrics, o1_stderr, by_question, panel_agreement],
+    ids=["reasoning_metrics", "mcq_metrics", "o1_stderr", "by_question", "panel_agreement"],
+)
 def test_drivelmm_o1_metrics_through_the_reducers(
     metric: Any, o1_run: tuple[list[Score], list[dict[str, Any]]]
 ) -> None:
