@@ -60,7 +60,7 @@ NON_STREAMING = GenerateConfig(max_tokens=1024, max_retries=0)
 HANG_SECONDS = 20.0 * ATTEMPT_TIMEOUT_SECONDS
 """Far longer than the attempt timeout: a hang is never mistaken for a slow answer (the server ends it on stop)."""
 STOP_BOUND_SECONDS = 60.0
-"""Bound for what takes milliseconds (a request arriving, `stop()` ending a hang), far below `HANG_SECONDS`."""
+"""Bound for what takes milliseconds (a request answered or arriving, `stop()` ending a hang), far below the hang."""
 
 
 class Answer(BaseModel):
@@ -277,7 +277,7 @@ def test_http_errors_have_api_error_bodies(
         fake_model_server.url + path, data=body if method == "POST" else None, headers=headers, method=method
     )
     with pytest.raises(urllib.error.HTTPError) as raised:
-        urllib.request.urlopen(request, timeout=5)
+        urllib.request.urlopen(request, timeout=STOP_BOUND_SECONDS)
     assert raised.value.code == status
     assert message in json.loads(raised.value.read())["error"]["message"]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_runs import run_inspect
+from inspect_runs import TIMEOUT_SECONDS, run_inspect
 
 TASKS = ("drive_evals/surds", "drive_evals/drivelmm_o1")
 DEMO = ("-T", "data=demo")
@@ -87,7 +87,7 @@ def report_run(tmp_path_factory: pytest.TempPathFactory) -> ReportRun:
         [str(console_script()), "report", str(log_dir), "--out", str(out_dir)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=TIMEOUT_SECONDS,
     )
     assert result.returncode == 0, result.stderr
     return ReportRun(log_dir, out_dir, result.stdout)
