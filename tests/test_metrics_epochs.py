@@ -41,7 +41,7 @@ def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
     log = eval_in_process(
         "drive_evals/drivelmm_o1",
         tmp / "logs",
-        {"DRIVE_EVALS_CACHE": str(tmp / "derived")},
+        {"INSPECT_CACHE_DIR": str(tmp / "cache"), "DRIVE_EVALS_CACHE": str(tmp / "derived")},
         model="chance/random",
         model_roles={"grader": ["grader/valid", "grader/low"]},
         task_args=DEMO,

@@ -18,8 +18,9 @@ SCORER = "drivelmm_o1_scorer"
 ANSWER = "Reasoning Steps:\n1. The light ahead is red.\nFinal Answer: A"
 
 
-def test_mockllm_model_and_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "derived"))
+def test_mockllm_model_and_judge(tmp_path: Path) -> None:
+    # Its own Inspect cache: judgements are cached, and a cached one never reaches `judge`.
+    env = {"INSPECT_CACHE_DIR": str(tmp_path / "cache"), "DRIVE_EVALS_CACHE": str(tmp_path / "derived")}
     judged: list[str] = []
 
     def judge(messages: list[ChatMessage]) -> str:
@@ -29,6 +30,7 @@ def test_mockllm_model_and_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     log = eval_in_process(
         "drive_evals/drivelmm_o1",
         tmp_path / "logs",
+        env,
         model=mockllm(lambda _: ANSWER),
         model_roles={"grader": mockllm(judge)},
         task_args={"data": "demo"},
