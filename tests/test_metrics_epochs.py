@@ -16,7 +16,12 @@ from drive_evals.drivelmm_o1.judge_meta_metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import by_question, mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
 from drive_evals.surds.metrics import surds_scores, surds_stderr, surds_validity, xy2d_conventions
 
-pytestmark = pytest.mark.usefixtures("offline_mockllm")  # the helper runs Inspect's plain mockllm/model
+pytestmark = [
+    pytest.mark.usefixtures("offline_mockllm"),  # the helper runs Inspect's plain mockllm/model
+    pytest.mark.slow,  # three evals per metric over every demo sample: minutes on a loaded 2-core machine
+]
+EPOCH_SPREAD = ("run_to_run_sd", "run_to_run_changed_rate")
+"""Spread across epochs: undefined (NaN) for one epoch and 0 for equal epochs, by design."""
 
 DEMO = {"data": "demo"}
 Scored = tuple[list[Score], list[dict[str, Any]]]
@@ -80,4 +85,4 @@ def test_judge_meta_metrics_through_the_reducers(tmp_path: Path) -> None:
     )
     scores, metadata = scored(log, "judge_meta_scorer")
     metrics: list[Metric] = [judge_meta_metrics()]
-    assert_agreeing_epochs_change_nothing(metrics, scores, metadata=metadata)
+    assert_agreeing_epochs_change_nothing(metrics, scores, metadata=metadata, ignore=EPOCH_SPREAD)
