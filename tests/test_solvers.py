@@ -17,12 +17,10 @@ PROMPTS = ["Is the car left of the truck?", "Is the truck left of the car?"]
 
 
 def describe(messages: list[ChatMessage]) -> str:
-    """What the mock model saw: message count, then the last message's parts in order."""
+    """The parts of the one message the mock model saw, in order (a fresh conversation: no history, no system)."""
     (message,) = messages
     parts = message.content if isinstance(message.content, list) else []
-    return f"{len(messages)}: " + " + ".join(
-        part.text if isinstance(part, ContentText) else part.type for part in parts
-    )
+    return " + ".join(part.text if isinstance(part, ContentText) else part.type for part in parts)
 
 
 def test_answer_each_prompt_sends_each_prompt_alone_with_the_image(tmp_path: Path) -> None:
