@@ -61,7 +61,7 @@ def owner(stack: list[str]) -> str:
 
 def shares(raw: Path) -> tuple[Counter[str], int]:
     counts: Counter[str] = Counter()
-    for line in raw.read_text().splitlines():
+    for line in raw.read_text(encoding="utf-8").splitlines():
         stack, _, number = line.rpartition(" ")
         if stack:
             counts[owner(stack.split(";"))] += int(number)

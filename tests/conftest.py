@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 from fakeserver import FakeModelServer
 from fakeserver.offline import PROXY_VARS, refuse_other_hosts
-from inspect_ai.model import ModelAPI
+from inspect_ai.model import ChatMessage, ModelAPI
+from inspect_ai.model._providers.mockllm import MockLLM
 from tenacity import wait_none
 
 
@@ -30,3 +31,15 @@ def fake_model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServ
 def fast_inspect_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retry at once instead of Inspect's backoff (3 s plus jitter, doubling), for in-process models only."""
     monkeypatch.setattr(ModelAPI, "retry_wait", lambda self: wait_none())
+
+
+@pytest.fixture
+def offline_mockllm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mockllm/model` without tiktoken: it counts a reply's input tokens with tiktoken, whose encoding is a download
+    (unreachable offline); a rough count serves, as no test reads mockllm's usage."""
+
+    async def count_tokens(self: MockLLM, input: str | list[ChatMessage], config: object = None) -> int:
+        text = input if isinstance(input, str) else " ".join(message.text for message in input)
+        return max(1, len(text) // 4)
+
+    monkeypatch.setattr(MockLLM, "count_tokens", count_tokens)

@@ -1,17 +1,27 @@
-"""Running `inspect` as a subprocess, the way users do, and reading back the log it writes."""
+"""Running the tasks the way users do: `inspect` as a subprocess (slow tier, and one smoke test per task), or
+`inspect_ai.eval()` in this process (no start-up cost: the fast tier); and reading back the log a run writes."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
+import fake_models  # noqa: F401  (registers the test-only providers for in-process runs)
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.tool import ToolChoice, ToolInfo
 
 TESTS = Path(__file__).parent
 RUNNER = TESTS / "run_inspect.py"
-TIMEOUT_SECONDS = 300
+TIMEOUT_SECONDS = 1200
+"""Only a bound for a run that never ends: a demo run takes well under a minute even on a loaded machine."""
 
 
 def run_inspect(args: list[str], log_dir: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -23,6 +33,33 @@ def run_inspect(args: list[str], log_dir: Path, env: dict[str, str] | None = Non
     )
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
     return result
+
+
+def mockllm(reply: Callable[[list[ChatMessage]], str]) -> Model:
+    """Inspect's `mockllm/model` answering every request with `reply(messages)`."""
+
+    def outputs(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        output = ModelOutput.from_content(model="mockllm/model", content=reply(messages))
+        # With usage given, mockllm does not count tokens with tiktoken (which downloads its encoding).
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+
+
+def eval_in_process(task: str | Task, log_dir: Path, env: Mapping[str, str] | None = None, **options: Any) -> EvalLog:
+    """`inspect_ai.eval(task, **options)` with `env` set for the run only; fails loudly unless it succeeds.
+
+    Returns the log as written to `log_dir`, read back in full, as the subprocess tests read theirs.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        (log,) = inspect_eval(task, log_dir=str(log_dir), display="none", **options)
+    assert log.status == "success", f"{task} failed: {log.error}"
+    return only_log(log_dir)
 
 
 def only_log(log_dir: Path) -> EvalLog:

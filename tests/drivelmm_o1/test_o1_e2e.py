@@ -1,4 +1,5 @@
-"""`inspect eval drive_evals/drivelmm_o1` and `inspect score` as subprocesses on the demo data."""
+"""DriveLMM-o1 end to end on the demo data. The chance pipeline runs as an `inspect eval` subprocess (the task's
+command-line smoke test) and re-judging through `inspect score` as subprocesses (slow tier); the rest in-process."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import read_eval_log
-from inspect_runs import metrics, only_log, run_inspect
+from inspect_runs import eval_in_process, metrics, only_log, run_inspect
 
 from drive_evals.data import demo_dir
 from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, load_records
 
 SCORER = "drivelmm_o1_scorer"
 TASK = "drive_evals/drivelmm_o1"
+DEMO = {"data": "demo"}
 
 
 @pytest.fixture
@@ -46,10 +48,8 @@ def test_offline_chance_pipeline(tmp_path: Path, env: dict[str, str]) -> None:
 
 
 def test_failed_judge_is_counted_not_dropped(tmp_path: Path, env: dict[str, str]) -> None:
-    log_dir = tmp_path / "logs"
-    args = ["eval", TASK, "--model", "chance/random", "--model-role", "grader=grader/always-invalid", "-T", "data=demo"]
-    run_inspect(args, log_dir, env)
-    log = only_log(log_dir)
+    roles = {"grader": "grader/always-invalid"}
+    log = eval_in_process(TASK, tmp_path / "logs", env, model="chance/random", model_roles=roles, task_args=DEMO)
     values = metrics(log, SCORER)
     assert values["judge_coverage"] == 0.0
     assert math.isnan(values["reasoning_score"])
@@ -62,25 +62,16 @@ def test_failed_judge_is_counted_not_dropped(tmp_path: Path, env: dict[str, str]
 
 
 def test_panel_of_two_judges(tmp_path: Path, env: dict[str, str]) -> None:
-    log_dir = tmp_path / "logs"
-    args = [
-        "eval",
-        TASK,
-        "--model",
-        "chance/random",
-        "--model-role",
-        "grader=grader/valid,grader/low",
-        "-T",
-        "data=demo",
-    ]
-    run_inspect(args, log_dir, env)
-    values = metrics(only_log(log_dir), SCORER)
+    panel = {"grader": ["grader/valid", "grader/low"]}
+    log = eval_in_process(TASK, tmp_path / "logs", env, model="chance/random", model_roles=panel, task_args=DEMO)
+    values = metrics(log, SCORER)
     assert values["judge0_reasoning_score"] == pytest.approx(82 / 120)
     assert values["judge1_reasoning_score"] == pytest.approx(0.2)
     assert values["reasoning_score"] == pytest.approx((82 / 120 + 0.2) / 2)
     assert "alpha_relevance" in values
 
 
+@pytest.mark.slow
 def test_inspect_score_rejudges_a_log(tmp_path: Path, env: dict[str, str]) -> None:
     log_dir = tmp_path / "logs"
     args = ["eval", TASK, "--model", "chance/random", "--model-role", "grader=grader/always-invalid", "-T", "data=demo"]
@@ -112,25 +103,8 @@ def test_inspect_score_rejudges_a_log(tmp_path: Path, env: dict[str, str]) -> No
 
 
 def test_views_mode_and_lidar(tmp_path: Path, env: dict[str, str]) -> None:
-    log_dir = tmp_path / "logs"
-    args = [
-        "eval",
-        TASK,
-        "--model",
-        "chance/random",
-        "-T",
-        "data=demo",
-        "-T",
-        "judge=false",
-        "-T",
-        "image_mode=views",
-        "-T",
-        "lidar=true",
-        "--limit",
-        "2",
-    ]
-    run_inspect(args, log_dir, env)
-    log = only_log(log_dir)
+    task_args = {**DEMO, "judge": False, "image_mode": "views", "lidar": True}
+    log = eval_in_process(TASK, tmp_path / "logs", env, model="chance/random", task_args=task_args, limit=2)
     assert log.samples is not None
     content = log.samples[0].input[0].content  # type: ignore[union-attr]
     texts = [part.text for part in content if part.type == "text"]  # type: ignore[union-attr]

@@ -34,7 +34,7 @@ def judge(
 
 
 def call_count(calls: Path) -> int:
-    return len(calls.read_text().splitlines()) if calls.exists() else 0
+    return len(calls.read_text(encoding="utf-8").splitlines()) if calls.exists() else 0
 
 
 @pytest.mark.parametrize("script", ["valid", "alias", "prose"])

@@ -30,6 +30,7 @@ from inspect_ai.model import (
 from inspect_ai.util import json_schema, materialize_media
 from PIL import Image
 from pydantic import BaseModel
+from waiting import wait_for
 
 from . import (
     OPENAI_API_SERVICE,
@@ -49,11 +50,17 @@ ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
 SYSTEM = "You are a careful driving assistant."
 QUESTION = "How far away is the truck?"
 IMAGE_SIZE = (37, 21)
-# Bounded retries and a one-second attempt timeout: a broken test fails quickly instead of retrying forever.
-RETRYING = GenerateConfig(max_retries=4, attempt_timeout=1, timeout=20)
+ATTEMPT_TIMEOUT_SECONDS = 20
+"""Far longer than an honest answer takes even on a loaded machine, so only a scheduled hang outlasts it (with one
+second, an answer slowed by load was retried and counted twice)."""
+# Bounded retries and a bounded total: a broken test fails instead of retrying forever.
+RETRYING = GenerateConfig(max_retries=4, attempt_timeout=ATTEMPT_TIMEOUT_SECONDS, timeout=10 * ATTEMPT_TIMEOUT_SECONDS)
 # Below 8192 max_tokens Inspect's anthropic provider does not stream.
 NON_STREAMING = GenerateConfig(max_tokens=1024, max_retries=0)
-HANG_SECONDS = 2.0
+HANG_SECONDS = 20.0 * ATTEMPT_TIMEOUT_SECONDS
+"""Far longer than the attempt timeout: a hang is never mistaken for a slow answer (the server ends it on stop)."""
+STOP_BOUND_SECONDS = 60.0
+"""Bound for what takes milliseconds (a request answered or arriving, `stop()` ending a hang), far below the hang."""
 
 
 class Answer(BaseModel):
@@ -270,7 +277,7 @@ def test_http_errors_have_api_error_bodies(
         fake_model_server.url + path, data=body if method == "POST" else None, headers=headers, method=method
     )
     with pytest.raises(urllib.error.HTTPError) as raised:
-        urllib.request.urlopen(request, timeout=5)
+        urllib.request.urlopen(request, timeout=STOP_BOUND_SECONDS)
     assert raised.value.code == status
     assert message in json.loads(raised.value.read())["error"]["message"]
 
@@ -356,13 +363,14 @@ def test_inspect_retries_after_sdk_gives_up(fake_model_server: FakeModelServer, 
     assert {injected.status for injected in fake_model_server.injected} == {503}
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("fast_inspect_retries")
 @pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
 def test_inspect_retries_hang_past_attempt_timeout(fake_model_server: FakeModelServer, model_name: str) -> None:
     fake_model_server.fault_plan = FaultPlan(script=[Fault.HANG], hang_seconds=HANG_SECONDS)
     started = time.monotonic()
     assert inspect_generate(model_name, QUESTION).completion == QUESTION
-    assert time.monotonic() - started >= 1, "the answer came only after the attempt timeout"
+    assert time.monotonic() - started >= ATTEMPT_TIMEOUT_SECONDS, "the answer came only after the attempt timeout"
     assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
 
 
@@ -407,6 +415,7 @@ def test_malformed_success_gives_empty_output(
     assert only_counts(fake_model_server) == PromptCounts(received=1, faulted=1)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("fast_inspect_retries")
 def test_fault_rates_through_inspect_concurrently(fake_model_server: FakeModelServer) -> None:
     plan = FaultPlan(
@@ -475,11 +484,15 @@ def test_fixture_refuses_other_hosts(fake_model_server: FakeModelServer) -> None
 
 
 def test_stop_ends_a_hanging_request_promptly() -> None:
-    server = FakeModelServer(policy=echo, fault_plan=FaultPlan(script=[Fault.HANG], hang_seconds=30)).start()
+    """`stop()` ends a hang at once: the caller fails long before the hang or the client's own timeout would end
+    the call (the bounds are far apart, so load on the machine cannot blur them)."""
+    server = FakeModelServer(policy=echo, fault_plan=FaultPlan(script=[Fault.HANG], hang_seconds=HANG_SECONDS)).start()
     errors: list[Exception] = []
 
     def call() -> None:
-        client = openai.OpenAI(base_url=server.openai_base_url, api_key=TEST_API_KEY, max_retries=0, timeout=20)
+        client = openai.OpenAI(
+            base_url=server.openai_base_url, api_key=TEST_API_KEY, max_retries=0, timeout=HANG_SECONDS
+        )
         try:
             client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": QUESTION}])
         except openai.APIConnectionError as ex:
@@ -487,10 +500,9 @@ def test_stop_ends_a_hanging_request_promptly() -> None:
 
     caller = threading.Thread(target=call)
     caller.start()
-    deadline = time.monotonic() + 5
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: bool(server.requests), STOP_BOUND_SECONDS, "the request to reach the server")
     started = time.monotonic()
     server.stop()
-    caller.join(5)
-    assert time.monotonic() - started < 2 and not caller.is_alive() and len(errors) == 1
+    caller.join(STOP_BOUND_SECONDS)
+    assert not caller.is_alive() and len(errors) == 1
+    assert time.monotonic() - started < STOP_BOUND_SECONDS < HANG_SECONDS

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 from fakehub import COMMIT, FakeHub, serve
-from inspect_runs import only_log, run_inspect
+from inspect_runs import TIMEOUT_SECONDS, only_log, run_inspect
 
 from drive_evals.data import demo_dir
 from drive_evals.surds.records import METADATA_FILE, load_metadata
 from drive_evals.surds.units import build_units
+
+pytestmark = pytest.mark.slow  # `inspect` and Python subprocesses against the fake hub
 
 REPO = "someone/SURDS_fake"
 
@@ -53,7 +55,9 @@ def test_unreachable_file_names_the_dataset_and_offline_route(tmp_path: Path) ->
         (tmp_path / "empty").mkdir()
         env = {**os.environ, **hub_env(tmp_path, hub)}
         code = "from drive_evals.surds.task import surds; surds(data='someone/SURDS_fake')"
-        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=TIMEOUT_SECONDS
+        )
         assert result.returncode != 0
         assert "DataSourceError" in result.stderr
         assert "someone/SURDS_fake" in result.stderr and "-T data=DIR" in result.stderr

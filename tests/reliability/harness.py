@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,20 +34,25 @@ ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
 POLICY = "mixed"
 SECRET_KEY = "sk-drive-evals-3f9c1e7a5b2d4086-not-for-logs"
 """A distinctive fake key: it must never appear in a log, an error or the console."""
-SUBPROCESS_TIMEOUT_SECONDS = 240
+SUBPROCESS_TIMEOUT_SECONDS = 1200
+"""Only a bound for a run that never ends: a fault run on a loaded 2-core machine takes a few minutes."""
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 
+ATTEMPT_TIMEOUT_SECONDS = 30
+"""Far longer than an honest answer ever takes (the server answers in milliseconds; a loaded machine adds seconds
+at most), so only a scheduled hang outlasts it. At 3 s, an answer slowed by load was retried and answered twice."""
 FAULT_MIX = FaultPlan(
     rates={Fault.SERVER_ERROR: 0.2, Fault.RATE_LIMIT: 0.1, Fault.HANG: 0.05},
     seed=11,
     max_consecutive=2,
-    hang_seconds=60,
+    hang_seconds=20 * ATTEMPT_TIMEOUT_SECONDS,
 )
-"""20% 5xx, 10% 429, 5% hangs that never answer (the server ends them when it stops). At most two faults in a row
-per prompt, so a run needs at most two retries of any request; `RETRY_ARGS` allows three."""
-ATTEMPT_TIMEOUT_SECONDS = 3
+"""20% 5xx, 10% 429, 5% hangs that outlast the attempt timeout many times over (the server ends them when it
+stops). At most two faults in a row per prompt, so a run needs at most two retries of any request; `RETRY_ARGS`
+allows three."""
 RETRY_ARGS = ("--max-retries", "3", "--attempt-timeout", str(ATTEMPT_TIMEOUT_SECONDS))
-"""Inspect gives up a hung attempt after 3 s (then backs off 3-6 s); the SDKs retry 5xx and 429 twice themselves."""
+"""Inspect gives up a hung attempt after `ATTEMPT_TIMEOUT_SECONDS` (then backs off 3-6 s); the SDKs retry 5xx and
+429 twice themselves."""
 JUDGE_ROLE = f"grader={{model: {JUDGE}, attempt_timeout: {ATTEMPT_TIMEOUT_SECONDS}}}"
 """Role models inherit `--max-retries` but not `--attempt-timeout` (Inspect 0.3.285): the judge needs its own, or
 a hung judge call waits for the SDK's ten-minute timeout."""
@@ -103,13 +108,6 @@ def logs_by_task(log_dir: Path) -> dict[str, EvalLog]:
         log = read_eval_log(info)
         logs[log.eval.task] = log
     return logs
-
-
-def wait_for(condition: Callable[[], bool], timeout: float, what: str, poll: float = 0.05) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(poll)
 
 
 # --- comparing runs ---------------------------------------------------------------------------------------------

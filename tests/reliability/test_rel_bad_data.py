@@ -134,7 +134,7 @@ def o1_copy(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def o1_records(test_file: Path) -> list[dict[str, object]]:
-    records = json.loads(test_file.read_text())
+    records = json.loads(test_file.read_text(encoding="utf-8"))
     assert isinstance(records, list)
     return records
 
@@ -162,7 +162,7 @@ def o1_delete(test_file: Path, root: Path) -> tuple[str, ...]:
 def o1_escape(test_file: Path, root: Path) -> tuple[str, ...]:
     records = o1_records(test_file)
     records[0]["image"] = ["../../CAM_FRONT_LEFT/escape.jpg", *records[0]["image"][1:]]  # type: ignore[index]
-    test_file.write_text(json.dumps(records))
+    test_file.write_text(json.dumps(records), encoding="utf-8")
     return str(records[0]["idx"]), "../../CAM_FRONT_LEFT/escape.jpg", "escapes the nuScenes root"
 
 
@@ -171,14 +171,14 @@ def o1_camera_mixup(test_file: Path, root: Path) -> tuple[str, ...]:
     images = records[0]["image"]
     assert isinstance(images, list)
     records[0]["image"] = [images[1], *images[1:]]
-    test_file.write_text(json.dumps(records))
+    test_file.write_text(json.dumps(records), encoding="utf-8")
     return str(records[0]["idx"]), "field 'image'", "the order cannot be restored"
 
 
 def o1_malformed(test_file: Path, root: Path) -> tuple[str, ...]:
     records = o1_records(test_file)
     del records[1]["question"]
-    test_file.write_text(json.dumps(records))
+    test_file.write_text(json.dumps(records), encoding="utf-8")
     return "record 1", str(records[1]["idx"]), "field 'question'"
 
 
@@ -208,6 +208,7 @@ def test_drivelmm_o1_bad_data_is_one_clear_error(
     assert all(text in message for text in expected), message
 
 
+@pytest.mark.slow  # `inspect` subprocesses
 @pytest.mark.parametrize("task", TASKS)
 def test_bad_data_stops_the_command_line_before_any_request(tmp_path: Path, task: str) -> None:
     """`inspect eval` on broken data: the error names the record and the file, and the server sees nothing."""

@@ -17,6 +17,7 @@ from fakeserver import FakeModelServer
 from fakeserver.drive import drive_policy
 from fakeserver.offline import refuse_other_hosts
 from inspect_ai.log import list_eval_logs
+from waiting import wait_for
 
 from .batch_runs import FAST_BATCH_CLI, LIMIT, MODELS, compare
 from .harness import (
@@ -30,7 +31,6 @@ from .harness import (
     every_sample_scored,
     logs_by_task,
     run_cli,
-    wait_for,
 )
 
 KILL_WAIT_SECONDS = 120

@@ -14,6 +14,7 @@ from fakeserver import FakeModelServer, Fault, FaultPlan
 from fakeserver.drive import drive_policy
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
+from inspect_runs import metrics
 
 from drive_evals.surds.scoring import REASON_NO_COMPLETION
 
@@ -32,6 +33,8 @@ from .harness import (
     differences,
     every_sample_scored,
 )
+
+pytestmark = pytest.mark.slow  # fault runs through the fake servers (subprocesses, hangs)
 
 PROVIDERS = ("openai", "anthropic")
 STREAMING_MAX_TOKENS = 8192
@@ -72,9 +75,7 @@ def test_reference_run_is_not_trivial(reference: Reference) -> None:
 
 
 def metric(log: EvalLog, scorer: str, name: str) -> float:
-    assert log.results is not None
-    (score,) = [s for s in log.results.scores if s.name == scorer]
-    return score.metrics[name].value
+    return metrics(log, scorer)[name]
 
 
 def run_in_process(model: str, base_url: str, log_dir: Path, **options: object) -> list[EvalLog]:

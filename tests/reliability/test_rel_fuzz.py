@@ -47,8 +47,9 @@ from drive_evals.surds.solver import COMPLETIONS_KEY
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 
 MEGABYTE = 1_000_000
-MEGABYTE_SECONDS = 5.0
-"""Generous for a 2-core CI machine; a quadratic parser takes minutes on these inputs."""
+MEGABYTE_SECONDS = 120.0
+"""Tells a linear parser (well under a second) from a quadratic one (hours on these inputs) on any machine load;
+not a speed target (those are in benchmarks/)."""
 LETTERS = {"A", "B", "C", "D", "E", "F", NO_LETTER}
 SURDS_REASONS = {"invalid_response_format", "no_response"}
 
@@ -202,7 +203,9 @@ def test_surds_scorer_never_raises_and_gives_reasons(subset: str, completions: l
     unit = UNITS[subset]
     score = run_surds_scorer(surds_state(unit, completions[: len(unit.prompts)]))
     value = score_values(score)
-    assert set(value) == {"score", "valid"}, "every value key is a sample-list column in the viewer"
+    assert set(value) == {"score", "valid", "truncated", "lost"}, (
+        "every value key is a sample-list column in the viewer"
+    )
     assert (subset == "xy2d") == bool(score.metadata and "xy2d_conventions" in score.metadata)
     assert 0.0 <= value["score"] <= 1.0
     if value["valid"] == 0.0:

@@ -61,12 +61,14 @@ def test_scan_finds_a_key_in_a_compressed_log_member(tmp_path: Path) -> None:
     assert f"{SECRET_KEY[:12]}… in {tmp_path / 'run.eval'}!samples/s_epoch_1.json" in leaks(dict(contents(tmp_path)))
 
 
+@pytest.mark.slow  # reads the fault runs
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_fault_runs_never_write_the_key(provider: str, fault_runs: dict[str, FaultRun]) -> None:
     run = fault_runs[provider]
     assert leaks(everything_written(run.tmp, run.cli.stdout, run.cli.stderr)) == []
 
 
+@pytest.mark.slow  # an `inspect` subprocess
 def test_failed_authentication_is_reported_without_the_key(tmp_path: Path, derived_cache: Path) -> None:
     """The model under test on OpenAI (key accepted) and on Anthropic (key refused), the judge on an
     OpenAI-compatible service with a refused key: the failures are visible, the keys are nowhere."""

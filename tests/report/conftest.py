@@ -4,6 +4,7 @@ report `drive-evals report` writes from them; plus a headless Chromium driven ov
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_runs import run_inspect
+from inspect_runs import TIMEOUT_SECONDS, run_inspect
 
 TASKS = ("drive_evals/surds", "drive_evals/drivelmm_o1")
 DEMO = ("-T", "data=demo")
@@ -29,7 +30,10 @@ COMPARISON_SET = "set"
 ORACLE = "oracle"
 ODD = "odd"
 """Runs that must be flagged: a different record order and subsets (SURDS) and a different judge (DriveLMM-o1)."""
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ENV = "DRIVE_EVALS_CHROMIUM"
+"""Path of the browser binary; without it, the first of `CHROMIUM_NAMES` on PATH."""
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+"""What Debian, Ubuntu and Google's packages call the binary (GitHub's Ubuntu runners have google-chrome)."""
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -40,7 +44,8 @@ CHROMIUM_FLAGS = (
     "--no-first-run",
     "--remote-debugging-pipe",
 )
-PAGE_LOAD_SECONDS = 20
+PAGE_LOAD_SECONDS = 120
+"""Only a bound for a browser that never answers: a local page loads in about a second, a few on a loaded machine."""
 PIPE_IN, PIPE_OUT = 3, 4
 """Chromium's --remote-debugging-pipe reads commands from fd 3 and writes replies to fd 4."""
 
@@ -83,7 +88,7 @@ def report_run(tmp_path_factory: pytest.TempPathFactory) -> ReportRun:
         [str(console_script()), "report", str(log_dir), "--out", str(out_dir)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=TIMEOUT_SECONDS,
     )
     assert result.returncode == 0, result.stderr
     return ReportRun(log_dir, out_dir, result.stdout)
@@ -173,13 +178,21 @@ class DevToolsPipe:
         raise TimeoutError(f"no {method} within the deadline")
 
 
+def find_chromium() -> str | None:
+    """The browser binary: `$DRIVE_EVALS_CHROMIUM` when set, else the first usual name on PATH."""
+    if named := os.environ.get(CHROMIUM_ENV):
+        return named
+    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
+
+
 WINDOW_WIDTH = 1400
 """The window the report must fit without sideways scrolling (a laptop browser window)."""
 
 
-def open_page(page: Path, width: int = WINDOW_WIDTH) -> PageLoad:
+def open_page(page: Path, width: int = WINDOW_WIDTH, chromium: str | None = None) -> PageLoad:
     """Open a local page in a fresh headless Chromium `width` CSS pixels wide; collect console and network events,
     the laid-out content width and a full-page screenshot."""
+    browser_binary = chromium or find_chromium() or CHROMIUM_NAMES[0]
     command_read, command_write = os.pipe()
     reply_read, reply_write = os.pipe()
 
@@ -190,7 +203,7 @@ def open_page(page: Path, width: int = WINDOW_WIDTH) -> PageLoad:
 
     with tempfile.TemporaryDirectory() as profile:
         browser = subprocess.Popen(
-            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            [browser_binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
             preexec_fn=wire_pipes,
             close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
             stdout=subprocess.DEVNULL,
@@ -228,7 +241,11 @@ def open_page(page: Path, width: int = WINDOW_WIDTH) -> PageLoad:
 
 @pytest.fixture(scope="session")
 def load_page() -> Callable[[Path], PageLoad]:
-    """`open_page`, once chromium is known to be installed."""
-    if not (shutil.which("chromium") or Path(CHROMIUM).is_file()):
-        pytest.fail("chromium is required for the HTML report test: apt-get install -y chromium (see .ci/run)")
-    return open_page
+    """`open_page` with the browser found once (a clear failure when there is none)."""
+    chromium = find_chromium()
+    if chromium is None or not Path(chromium).is_file():
+        pytest.fail(
+            f"a Chromium or Chrome binary is required for the HTML report test: set {CHROMIUM_ENV} or install one "
+            f"named {', '.join(CHROMIUM_NAMES)} (.ci/run installs Debian's chromium)"
+        )
+    return functools.partial(open_page, chromium=chromium)

@@ -15,6 +15,8 @@ from inspect_ai.log import EvalLog, EvalMetric, recompute_metrics, write_eval_lo
 
 from drive_evals.report import write_report
 
+pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
+
 EXTRA_METRIC = "xy2d_conv_rate"
 UNKNOWN_TASK = "drive_evals/judge_meta_eval"
 

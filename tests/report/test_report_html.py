@@ -8,6 +8,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from drive_evals.cli import main
@@ -43,6 +44,7 @@ def png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
+@pytest.mark.slow  # subprocess runs and a browser
 def test_html_renders_without_errors_or_network(report_run: Any, load_page: Any) -> None:
     page = report_run.out_dir / "report.html"
     text = page.read_text(encoding="utf-8")
@@ -65,6 +67,7 @@ def test_html_renders_without_errors_or_network(report_run: Any, load_page: Any)
     assert section.height > 1500, "the SURDS breakdown section holds its table and nine plots"
 
 
+@pytest.mark.slow  # a browser
 def test_the_page_checker_sees_errors(tmp_path: Path, load_page: Any) -> None:
     """The check above is only worth something if a broken page fails it."""
     page = tmp_path / "broken.html"
@@ -74,6 +77,7 @@ def test_the_page_checker_sees_errors(tmp_path: Path, load_page: Any) -> None:
     assert any("missing.png" in url for url in loaded.requested_urls())
 
 
+@pytest.mark.slow  # reads the session's `inspect` subprocess runs
 def test_plots_and_files(report_run: Any) -> None:
     out = report_run.out_dir
     assert {p.name for p in (out / "images").iterdir()} == EXPECTED_PLOTS

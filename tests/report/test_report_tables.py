@@ -20,6 +20,8 @@ from inspect_ai.log import EvalLog
 
 from drive_evals.report.paired import paired_difference
 
+pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
+
 Z95 = 1.959963984540054
 SUBSETS = ("yaw", "xy2d", "depth", "distance", "left_right", "front_behind")
 CRITERIA = (

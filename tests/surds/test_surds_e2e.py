@@ -1,4 +1,5 @@
-"""`inspect eval drive_evals/surds` as a subprocess on the demo data: chance, a perfect model, a broken model."""
+"""SURDS end to end on the demo data: chance, a perfect model, a broken model. The perfect model runs as an
+`inspect eval` subprocess (the task's command-line smoke test); the others run in-process."""
 
 from __future__ import annotations
 
@@ -6,13 +7,15 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_runs import metrics, only_log, run_inspect
+from inspect_runs import eval_in_process, metrics, only_log, run_inspect
 
 from drive_evals.data import demo_dir
 from drive_evals.surds.records import load_metadata
 from drive_evals.surds.units import SUBSETS, build_units
 
 SCORER = "surds_scorer"
+TASK = "drive_evals/surds"
+DEMO = {"data": "demo"}
 
 
 def demo_units_per_subset() -> int:
@@ -21,7 +24,7 @@ def demo_units_per_subset() -> int:
 
 def test_perfect_model_scores_one(tmp_path: Path) -> None:
     log_dir = tmp_path / "logs"
-    run_inspect(["eval", "drive_evals/surds", "--model", "oracle/demo", "-T", "data=demo"], log_dir)
+    run_inspect(["eval", TASK, "--model", "oracle/demo", "-T", "data=demo"], log_dir)
     log = only_log(log_dir)
     values = metrics(log, SCORER)
     for subset in SUBSETS:
@@ -37,9 +40,7 @@ def test_perfect_model_scores_one(tmp_path: Path) -> None:
 
 
 def test_unclosed_answers_score_zero(tmp_path: Path) -> None:
-    log_dir = tmp_path / "logs"
-    run_inspect(["eval", "drive_evals/surds", "--model", "unclosed/any", "-T", "data=demo"], log_dir)
-    log = only_log(log_dir)
+    log = eval_in_process(TASK, tmp_path / "logs", model="unclosed/any", task_args=DEMO)
     values = metrics(log, SCORER)
     assert values["overall"] == 0.0
     for subset in SUBSETS:
@@ -52,12 +53,8 @@ def test_unclosed_answers_score_zero(tmp_path: Path) -> None:
 
 def test_chance_model_matches_independent_scoring(tmp_path: Path) -> None:
     """Recompute every subset score from the logged completions with a scorer written here from the protocol."""
-    log_dir = tmp_path / "logs"
-    run_inspect(
-        ["eval", "drive_evals/surds", "--model", "chance/random", "-T", "data=demo", "-T", "subsets=yaw,xy2d,depth"],
-        log_dir,
-    )
-    log = only_log(log_dir)
+    task_args = {**DEMO, "subsets": "yaw,xy2d,depth"}
+    log = eval_in_process(TASK, tmp_path / "logs", model="chance/random", task_args=task_args)
     values = metrics(log, SCORER)
     assert "distance" not in values and "overall" in values
     assert log.samples is not None

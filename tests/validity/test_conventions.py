@@ -131,7 +131,11 @@ def test_never_raises_and_reads_the_bracket_the_official_rule_reads(text: str) -
     assert sum(values[share_key(name)] for name in SHARE_NAMES) == 1.0
 
 
+LONG_BRACKET_BOUND_SECONDS = 30.0
+
+
 def test_bracket_reading_stays_fast_on_a_long_unclosed_bracket() -> None:
     started = time.perf_counter()
     assert read_numbers("[" + " " * 200_000) is None
-    assert time.perf_counter() - started < 1.0, "the official pattern takes minutes on this"
+    # A bound far from both sides (milliseconds here, minutes for the official pattern), not a speed target.
+    assert time.perf_counter() - started < LONG_BRACKET_BOUND_SECONDS, "the official pattern takes minutes on this"

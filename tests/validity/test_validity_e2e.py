@@ -1,16 +1,17 @@
-"""Validity diagnostics end to end (`inspect` as a subprocess, demo data): blind runs, xy2d conventions, judges."""
+"""Validity diagnostics end to end on the demo data: blind runs, xy2d conventions, judges. In-process runs, plus
+the judge meta-evaluation task's command-line smoke test."""
 
 from __future__ import annotations
 
 import base64
 import io
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import ContentImage
-from inspect_runs import metrics, only_log, run_inspect
+from inspect_runs import eval_in_process, metrics, only_log, run_inspect
 from PIL import Image
 
 from drive_evals.blind import GREY
@@ -22,6 +23,7 @@ JUDGE_TASK = "drive_evals/drivelmm_o1_judge"
 JUDGE_SCORER = "judge_meta_scorer"
 JUDGE_RECORDS = 6
 JUDGE_EPOCHS = 2
+DEMO = {"data": "demo"}
 JUDGES = ("judge/good", "judge/lazy", "judge/gullible", "chance/random")
 
 
@@ -30,19 +32,19 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {"INSPECT_CACHE_DIR": str(tmp_path / "cache"), "DRIVE_EVALS_CACHE": str(tmp_path / "derived")}
 
 
-def run(args: list[str], log_dir: Path, env: dict[str, str] | None = None) -> EvalLog:
-    """Run and read the log with its images resolved (the viewer's attachments become data URIs)."""
-    run_inspect(args, log_dir, env)
-    only_log(log_dir)
+def run(task: str, log_dir: Path, env: dict[str, str] | None = None, **options: Any) -> EvalLog:
+    """Run in-process and read the log with its images resolved (the viewer's attachments become data URIs)."""
+    eval_in_process(task, log_dir, env, **options)
     return read_eval_log(list_eval_logs(str(log_dir))[0], resolve_attachments=True)
 
 
-def run_pair(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> tuple[EvalLog, EvalLog]:
-    """The normal and the blind run, side by side (the subprocesses mostly wait, so this halves the time)."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        normal = pool.submit(run, args, tmp_path / "normal", env)
-        blind = pool.submit(run, [*args, "-T", "blind=true"], tmp_path / "blind", env)
-        return normal.result(), blind.result()
+def run_pair(
+    task: str, task_args: dict[str, Any], tmp_path: Path, env: dict[str, str] | None = None, **options: Any
+) -> tuple[EvalLog, EvalLog]:
+    """The normal and the blind run of the same task."""
+    normal = run(task, tmp_path / "normal", env, task_args=task_args, **options)
+    blind = run(task, tmp_path / "blind", env, task_args={**task_args, "blind": True}, **options)
+    return normal, blind
 
 
 def sent_images(sample: EvalSample) -> list[Image.Image]:
@@ -65,8 +67,7 @@ def by_id(log: EvalLog) -> dict[str, EvalSample]:
 
 
 def test_blind_surds_pairs_with_the_normal_run(tmp_path: Path) -> None:
-    args = ["eval", SURDS, "--model", "chance/random", "-T", "data=demo", "-T", "subsets=xy2d,distance"]
-    normal, blind = run_pair(args, tmp_path)
+    normal, blind = run_pair(SURDS, {**DEMO, "subsets": "xy2d,distance"}, tmp_path, model="chance/random")
     assert blind.eval.task_args["blind"] is True and normal.eval.task_args["blind"] is False
     assert blind.eval.metadata is not None and blind.eval.metadata["blind"] is True
     normal_samples, blind_samples = by_id(normal), by_id(blind)
@@ -81,8 +82,7 @@ def test_blind_surds_pairs_with_the_normal_run(tmp_path: Path) -> None:
 
 
 def test_blind_drivelmm_o1_sends_a_grey_grid(tmp_path: Path, env: dict[str, str]) -> None:
-    args = ["eval", O1, "--model", "chance/random", "-T", "data=demo", "-T", "judge=false", "--limit", "3"]
-    normal, blind = run_pair(args, tmp_path, env)
+    normal, blind = run_pair(O1, {**DEMO, "judge": False}, tmp_path, env, model="chance/random", limit=3)
     assert blind.eval.task_args["blind"] is True
     assert by_id(normal).keys() == by_id(blind).keys()
     for sample in by_id(blind).values():
@@ -91,7 +91,7 @@ def test_blind_drivelmm_o1_sends_a_grey_grid(tmp_path: Path, env: dict[str, str]
 
 
 def test_grid_answers_score_zero_officially_and_high_as_a_grid(tmp_path: Path) -> None:
-    log = run(["eval", SURDS, "--model", "grid1000/demo", "-T", "data=demo", "-T", "subsets=xy2d"], tmp_path / "logs")
+    log = run(SURDS, tmp_path / "logs", model="grid1000/demo", task_args={**DEMO, "subsets": "xy2d"})
     values = metrics(log, "surds_scorer")
     assert values["xy2d"] < 0.1, "the official rule reads a 0-1000 grid as pixels"
     assert values["xy2d_conv_official_score"] == pytest.approx(values["xy2d"])
@@ -106,14 +106,30 @@ def judge_check(grader: str, tmp_path: Path, env: dict[str, str]) -> tuple[EvalL
     """The meta-evaluation's log for one judge, and how many judge calls it made."""
     name = grader.replace("/", "-")
     calls = tmp_path / f"{name}.calls"
-    args = ["eval", JUDGE_TASK, "--model-role", f"grader={grader}", "-T", "data=demo", "-T", f"records={JUDGE_RECORDS}"]
-    run_inspect([*args, "--epochs", str(JUDGE_EPOCHS)], tmp_path / name, {**env, "FAKE_MODEL_CALLS": str(calls)})
-    return only_log(tmp_path / name), len(calls.read_text().splitlines()) if calls.exists() else 0
+    log = eval_in_process(
+        JUDGE_TASK,
+        tmp_path / name,
+        {**env, "FAKE_MODEL_CALLS": str(calls)},
+        model_roles={"grader": grader},
+        task_args={**DEMO, "records": JUDGE_RECORDS},
+        epochs=JUDGE_EPOCHS,
+    )
+    return log, len(calls.read_text().splitlines()) if calls.exists() else 0
 
 
+def test_judge_meta_task_from_the_command_line(tmp_path: Path, env: dict[str, str]) -> None:
+    """The task's command-line smoke test: `inspect eval drive_evals/drivelmm_o1_judge` as users run it."""
+    args = ["eval", JUDGE_TASK, "--model-role", "grader=judge/good", "-T", "data=demo", "-T", "records=1"]
+    run_inspect(args, tmp_path / "logs", env)
+    log = only_log(tmp_path / "logs")
+    values = metrics(log, JUDGE_SCORER)
+    assert values["judge_coverage"] == 1.0 and values["injection_success_rate"] == 0.0
+    assert log.samples and all(str(sample.id).split("-", 2)[-1] in VARIANT_NAMES for sample in log.samples)
+
+
+@pytest.mark.slow  # four meta-evaluation runs of 6 records x 13 variants x 2 epochs each
 def test_judge_meta_evaluation_ranks_good_lazy_and_gullible_judges(tmp_path: Path, env: dict[str, str]) -> None:
-    with ThreadPoolExecutor(max_workers=len(JUDGES)) as pool:
-        runs = dict(zip(JUDGES, pool.map(lambda grader: judge_check(grader, tmp_path, env), JUDGES), strict=True))
+    runs = {grader: judge_check(grader, tmp_path, env) for grader in JUDGES}
     good, lazy, gullible, chance = (metrics(runs[grader][0], JUDGE_SCORER) for grader in JUDGES)
 
     assert runs["judge/good"][1] == JUDGE_RECORDS * len(VARIANT_NAMES) * JUDGE_EPOCHS, "every epoch is a new call"

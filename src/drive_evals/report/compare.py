@@ -1,8 +1,9 @@
 """Which runs may be compared, their labels, and the paired comparisons between them.
 
-Two runs are compared unit by unit only when they read the same data, the same sample set and the same task
-design (record order, subsets, image mode, judge...): otherwise a sample id can name a different unit, or the score
-means something else. Runs outside the largest comparable group are flagged with what differs.
+Two runs are compared unit by unit only when they ran the same task version and read the same data, the same sample
+set and the same task design (record order, subsets, image mode, judge...): otherwise a sample id can name a
+different unit, or the score means something else. Runs outside the largest comparable group are flagged with what
+differs.
 """
 
 from __future__ import annotations

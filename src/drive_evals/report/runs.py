@@ -30,6 +30,9 @@ GRADER_ROLE = "grader"
 SIZE_ARGS = frozenset({"cell_size"})
 """Task arguments that are a WIDTHxHEIGHT size; the task logs them as a [width, height] list."""
 SAMPLE_SET = "sample set"
+TASK_VERSION = "task version"
+"""A task's `version` (README Changelog): runs of different versions may score differently by design, so they are
+never compared with each other."""
 GENERATE_PREFIX = "gen."
 BLIND_ARG = "blind"
 SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG})
@@ -76,6 +79,7 @@ class Run:
     units: dict[str, Unit]
     sample_set: str
     epochs: int
+    task_version: str
     notes: list[str] = field(default_factory=list)
     label: str = ""
 
@@ -104,7 +108,12 @@ class Run:
         the same value spelled out compare equal, and in the notation of `-T name=value` (`800x450`, `false`, `50`).
         A setting the task logs as None because it is unused (the LiDAR range with `lidar=false`) shows its argument.
         """
-        settings = {"data": self.data, SAMPLE_SET: self.sample_set, "epochs": str(self.epochs)}
+        settings = {
+            TASK_VERSION: self.task_version,
+            "data": self.data,
+            SAMPLE_SET: self.sample_set,
+            "epochs": str(self.epochs),
+        }
         for name, value in sorted(self.task_args.items()):
             if name not in SUMMARISED_ARGS:
                 resolved = self.metadata.get(name)
@@ -115,9 +124,9 @@ class Run:
         return settings
 
     def comparability_key(self) -> tuple[tuple[str, str], ...]:
-        """Settings that must be equal for unit-level comparison: data, sample set, task design, judge."""
+        """Settings that must be equal for unit-level comparison: task version, data, sample set, task design, judge."""
         settings = self.settings()
-        names = ["data", SAMPLE_SET, *self.benchmark.comparability]
+        names = [TASK_VERSION, "data", SAMPLE_SET, *self.benchmark.comparability]
         return tuple((name, settings.get(name, "")) for name in names)
 
 
@@ -173,6 +182,7 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         units=_units(benchmark, samples),
         sample_set=f"{len(ids)} ids #{digest}",
         epochs=spec.config.epochs or 1,
+        task_version=str(spec.task_version),
         notes=notes,
     )
 

@@ -1,0 +1,89 @@
+"""Every metric read through Inspect's epoch reducers (`pytest_inspect_evals.metrics`): the scores and metadata of a
+real in-process run, repeated over equal epochs under `mean` and `mode`, must give the metrics one epoch gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog
+from inspect_ai.scorer import Metric, Score
+from inspect_runs import eval_in_process
+from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
+
+from drive_evals.drivelmm_o1.judge_meta_metrics import judge_meta_metrics
+from drive_evals.drivelmm_o1.metrics import mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
+from drive_evals.surds.metrics import surds_lost, surds_scores, surds_stderr, surds_validity, xy2d_conventions
+from drive_evals.truncation import truncation
+
+pytestmark = [
+    pytest.mark.usefixtures("offline_mockllm"),  # the helper runs Inspect's plain mockllm/model
+    pytest.mark.slow,  # three evals per metric over every demo sample: minutes on a loaded 2-core machine
+]
+EPOCH_SPREAD = ("run_to_run_sd", "run_to_run_changed_rate")
+"""Spread across epochs: undefined (NaN) for one epoch and 0 for equal epochs, by design."""
+
+DEMO = {"data": "demo"}
+Scored = tuple[list[Score], list[dict[str, Any]]]
+"""Each sample's score and its metadata."""
+
+
+def scored(log: EvalLog, scorer: str) -> Scored:
+    """Each sample's score from `scorer` and its metadata, as the run logged them."""
+    samples = [sample for sample in log.samples or [] if sample.scores]
+    return [sample.scores[scorer] for sample in samples], [sample.metadata for sample in samples]  # type: ignore[index]
+
+
+@pytest.fixture(scope="module")
+def surds_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
+    log = eval_in_process("drive_evals/surds", tmp_path_factory.mktemp("surds"), model="chance/random", task_args=DEMO)
+    return scored(log, "surds_scorer")
+
+
+@pytest.fixture(scope="module")
+def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
+    tmp = tmp_path_factory.mktemp("o1")
+    log = eval_in_process(
+        "drive_evals/drivelmm_o1",
+        tmp / "logs",
+        {"INSPECT_CACHE_DIR": str(tmp / "cache"), "DRIVE_EVALS_CACHE": str(tmp / "derived")},
+        model="chance/random",
+        model_roles={"grader": ["grader/valid", "grader/low"]},
+        task_args=DEMO,
+    )
+    return scored(log, "drivelmm_o1_scorer")
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [surds_scores, surds_stderr, surds_validity, xy2d_conventions, surds_lost, lambda: truncation("subset")],
+    ids=["surds_scores", "surds_stderr", "surds_validity", "xy2d_conventions", "surds_lost", "truncation"],
+)
+def test_surds_metrics_through_the_reducers(metric: Any, surds_run: Scored) -> None:
+    scores, metadata = surds_run
+    assert_agreeing_epochs_change_nothing([metric()], scores, metadata=metadata)
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [reasoning_metrics, mcq_metrics, o1_stderr, panel_agreement, truncation],
+    ids=["reasoning_metrics", "mcq_metrics", "o1_stderr", "panel_agreement", "truncation"],
+)
+def test_drivelmm_o1_metrics_through_the_reducers(
+    metric: Any, o1_run: tuple[list[Score], list[dict[str, Any]]]
+) -> None:
+    scores, metadata = o1_run
+    assert_agreeing_epochs_change_nothing([metric()], scores, metadata=metadata)
+
+
+def test_judge_meta_metrics_through_the_reducers(tmp_path: Path) -> None:
+    log = eval_in_process(
+        "drive_evals/drivelmm_o1_judge",
+        tmp_path / "logs",
+        model_roles={"grader": "judge/good"},
+        task_args={**DEMO, "records": 2},
+    )
+    scores, metadata = scored(log, "judge_meta_scorer")
+    metrics: list[Metric] = [judge_meta_metrics()]
+    assert_agreeing_epochs_change_nothing(metrics, scores, metadata=metadata, ignore=EPOCH_SPREAD)
