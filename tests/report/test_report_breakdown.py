@@ -22,6 +22,8 @@ from drive_evals.report import write_report
 from drive_evals.report.paired import paired_difference
 from report.test_report_tables import cluster_se, interval, read_csv
 
+pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
+
 MIN_UNITS, MIN_CLUSTERS = 20, 5
 CLASSES = {
     "vehicle.car": "car",
