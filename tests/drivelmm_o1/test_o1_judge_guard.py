@@ -6,6 +6,7 @@ the judge's key is refused with a 401 (which Inspect does not retry).
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -16,10 +17,17 @@ from fakeserver.drive import drive_policy
 from fakeserver.offline import PROXY_VARS, refuse_other_hosts
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import ModelName, get_model
+from inspect_ai.solver import TaskState
 from inspect_runs import RUNNER
 
-from drive_evals.drivelmm_o1.judge_guard import DEFAULT_GRADER, JudgeBreaker, JudgeStoppedError, plain_reason
+from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_GRADER,
+    JudgeBreaker,
+    JudgeStoppedError,
+    plain_reason,
+    stop_when_judge_down,
+)
 from drive_evals.errors import JudgeUnavailableError
 
 O1 = "drive_evals/drivelmm_o1"
@@ -177,3 +185,19 @@ def test_recovery_commands_finish_the_run_unattended(tmp_path: Path, monkeypatch
     assert final.status == "success" and final.samples is not None
     assert len(final.samples) == len({r.key for r in generations}) == len(generations), "each generated once"
     assert all(s.scores and s.scores[SCORER].reason != "grader_failed" for s in final.samples)
+
+
+def test_stop_when_judge_down_passes_until_the_breaker_trips() -> None:
+    """The solver step lets a sample through while the judge works and fails it, before generation, once tripped."""
+    breaker = JudgeBreaker(limit=1)
+    step = stop_when_judge_down(breaker)
+    state = TaskState(ModelName("test/x"), "s1", 1, "question", [])
+    assert asyncio.run(step(state, generate_nothing)) is state  # type: ignore[arg-type]
+    breaker.record("judge/x", RuntimeError("401 invalid key"))
+    with pytest.raises(JudgeStoppedError):
+        asyncio.run(step(state, generate_nothing))  # type: ignore[arg-type]
+
+
+async def generate_nothing(state: TaskState) -> TaskState:
+    """The `generate` a solver step receives; this step must never call it."""
+    raise AssertionError("the breaker step does not generate")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from inspect_ai.model import (
+    BatchConfig,
     CachePolicy,
     ChatMessage,
     ChatMessageSystem,
@@ -19,7 +20,7 @@ from inspect_ai.model import (
     Model,
     ResponseSchema,
 )
-from inspect_ai.model._generate_config import BatchConfig, active_generate_config
+from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.util import LimitExceededError, json_schema
 
 from drive_evals.drivelmm_o1.judge_guard import (
