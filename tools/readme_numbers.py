@@ -49,13 +49,17 @@ class Expected:
     table: bool
 
 
+SURDS_TASK, O1_TASK, JUDGE_TASK = "drive_evals/surds", "drive_evals/drivelmm_o1", "drive_evals/drivelmm_o1_judge"
+
+
 def _eval_metrics(task: object, log_dir: str, scorer: str, **kwargs: object) -> tuple[dict[str, float], object]:
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(task, log_dir=log_dir, display="none", **kwargs)  # type: ignore[arg-type]
     assert log.status == "success" and log.results is not None, log.error
-    score = next(s for s in log.results.scores if s.name == scorer)
-    return {name: metric.value for name, metric in score.metrics.items()}, log
+    # A scorer whose metrics mix reduced and unreduced scores (SURDS's) has one results entry per view.
+    found = [s for s in log.results.scores if s.name == scorer]
+    return {name: metric.value for score in found for name, metric in score.metrics.items()}, log
 
 
 def surds_chance(log_dir: str) -> dict[str, Expected]:
@@ -66,18 +70,18 @@ def surds_chance(log_dir: str) -> dict[str, Expected]:
 
 
 def chance_runs(log_dir: str) -> dict[str, Expected]:
-    """Chance on the demo, normal and blind (the gap chance alone makes), its xy2d readings and judge tokens."""
-    from inspect_ai.log import EvalLog
+    """Chance on the demo, normal and blind (the gap chance alone makes), its xy2d readings and judge tokens.
 
-    from drive_evals.drivelmm_o1.task import drivelmm_o1
-    from drive_evals.surds.task import surds
+    Tasks go to Inspect by name, so it binds the `grader` role before the task's judge preflight runs."""
+    from inspect_ai.log import EvalLog
 
     chance = {"model": "chance/random", "model_args": {"seed": SEED}}
     o1 = {**chance, "model_roles": {"grader": "chance/random"}}
-    surds_n, _ = _eval_metrics(surds(data="demo"), log_dir, "surds_scorer", **chance)
-    surds_b, _ = _eval_metrics(surds(data="demo", blind=True), log_dir, "surds_scorer", **chance)
-    o1_n, o1_log = _eval_metrics(drivelmm_o1(data="demo"), log_dir, "drivelmm_o1_scorer", **o1)
-    o1_b, _ = _eval_metrics(drivelmm_o1(data="demo", blind=True), log_dir, "drivelmm_o1_scorer", **o1)
+    normal, blind = {"data": "demo"}, {"data": "demo", "blind": True}
+    surds_n, _ = _eval_metrics(SURDS_TASK, log_dir, "surds_scorer", task_args=normal, **chance)
+    surds_b, _ = _eval_metrics(SURDS_TASK, log_dir, "surds_scorer", task_args=blind, **chance)
+    o1_n, o1_log = _eval_metrics(O1_TASK, log_dir, "drivelmm_o1_scorer", task_args=normal, **o1)
+    o1_b, _ = _eval_metrics(O1_TASK, log_dir, "drivelmm_o1_scorer", task_args=blind, **o1)
     assert o1_n["mcq_items"] == o1_b["mcq_items"]
     assert isinstance(o1_log, EvalLog) and o1_log.samples is not None
     judge = o1_log.stats.role_usage["grader"]  # the first run on an empty cache: every judge call is counted
@@ -101,13 +105,11 @@ def chance_runs(log_dir: str) -> dict[str, Expected]:
 
 def judge_meta(log_dir: str) -> dict[str, Expected]:
     """The meta-evaluation of the mock judges and the chance judge (default records and epochs)."""
-    from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
-
     lines = ["| judge | " + " | ".join(META_COLUMNS) + " |", "|---|---|---|---|---|"]
     runs = {}
     for label, grader in JUDGES:
         runs[grader], _ = _eval_metrics(
-            drivelmm_o1_judge(data="demo"), log_dir, "judge_meta_scorer", model_roles={"grader": grader}
+            JUDGE_TASK, log_dir, "judge_meta_scorer", task_args={"data": "demo"}, model_roles={"grader": grader}
         )
         lines.append(f"| {label} | " + " | ".join(f"{runs[grader][c]:.3f}" for c in META_COLUMNS) + " |")
     good = runs["judge/good"]
