@@ -15,6 +15,7 @@ from drive_evals.drivelmm_o1.judge import GRADER_ROLE
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
 from drive_evals.merge import MERGED_FROM_KEY, MergeError, merge_shards
+from drive_evals.report.runs import load_runs
 from drive_evals.surds.task import surds
 
 CHANCE = "chance/random"
@@ -97,7 +98,9 @@ def test_merged_shards_equal_an_unsharded_run(tmp_path: Path, task: str, cluster
     assert merged.eval.task_args == whole.eval.task_args
     assert merged.eval.metadata is not None and merged.eval.metadata["shard"] is None
     assert merged.eval.metadata[MERGED_FROM_KEY] == [Path(s.location).name for s in shards]
-    assert sorted(map(str, merged.eval.dataset.sample_ids or [])) == sorted(map(str, whole.eval.dataset.sample_ids or []))
+    assert sorted(map(str, merged.eval.dataset.sample_ids or [])) == sorted(
+        map(str, whole.eval.dataset.sample_ids or [])
+    )
 
 
 def test_merge_refuses_what_is_not_one_complete_run(tmp_path: Path) -> None:
@@ -115,3 +118,5 @@ def test_merge_refuses_what_is_not_one_complete_run(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="not a shard"):
         merge_shards([one.location, whole.location], out)
     assert not out.exists()
+    runs, notes = load_runs(tmp_path / "a")
+    assert runs == [] and all("merge-shards" in note for note in notes) and len(notes) == 2

@@ -25,6 +25,7 @@ from inspect_ai.model import ModelConfig
 
 from drive_evals.baseline import effective_model_args
 from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
+from drive_evals.shard import SHARD_KEY
 
 GRADER_ROLE = "grader"
 SIZE_ARGS = frozenset({"cell_size"})
@@ -134,6 +135,12 @@ def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
             continue
         if header.status != "success" or header.results is None:
             notes.append(f"`{name}`: status `{header.status}`, no results; ignored.")
+            continue
+        shard = (header.eval.metadata or {}).get(SHARD_KEY)
+        if shard is not None:
+            notes.append(
+                f"`{name}`: shard {shard} of a run; ignored (join the shards with `drive-evals merge-shards`)."
+            )
             continue
         runs.append(_run(benchmark, header, info.name, name, read_eval_log_sample_summaries(info)))
     runs.sort(key=lambda run: (run.benchmark.key, run.created, run.log_name))
