@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
+from inspect_ai.tool import ToolChoice, ToolInfo
 
 from drive_evals.cli import main
 from drive_evals.drivelmm_o1.judge import GRADER_ROLE
@@ -120,3 +123,49 @@ def test_merge_refuses_what_is_not_one_complete_run(tmp_path: Path) -> None:
     assert not out.exists()
     runs, notes = load_runs(tmp_path / "a")
     assert runs == [] and all("merge-shards" in note for note in notes) and len(notes) == 2
+
+
+FLAKY_CALLS: list[str] = []
+"""The text of every request the `flaky` provider answered or failed, in order."""
+FLAKY_FAIL_AT: list[int] = []
+"""While set, the call with this number (from 1) fails, as a killed or cut-off process would leave it."""
+
+
+@modelapi(name="flaky")
+class FlakyModel(ModelAPI):
+    """Answers `Final Answer: A`, except the call numbered FLAKY_FAIL_AT, which raises (Inspect does not retry it)."""
+
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None, **_: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], GenerateConfig())
+
+    async def generate(
+        self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        FLAKY_CALLS.append(input[-1].text)
+        if FLAKY_FAIL_AT and len(FLAKY_CALLS) == FLAKY_FAIL_AT[0]:
+            raise RuntimeError("connection lost")
+        return ModelOutput.from_content(model=self.model_name, content="Reasoning Steps: look. Final Answer: A")
+
+
+def test_retrying_a_failed_shard_pays_for_no_sample_twice(tmp_path: Path) -> None:
+    """`inspect eval-retry` on one shard re-runs only the samples that shard's log lacks, with the same shard."""
+    task, args = "drive_evals/drivelmm_o1", {"data": "demo", "judge": False}
+    limits: dict[str, Any] = {"display": "none", "max_samples": 1, "max_connections": 1}
+    common = {**limits, "model": "flaky/x"}
+    FLAKY_CALLS.clear()
+    FLAKY_FAIL_AT[:] = [5]
+    [failed] = inspect_eval(task, task_args={**args, "shard": "1/2"}, log_dir=str(tmp_path / "s"), **common)
+    assert failed.status == "error"
+    done = [s.id for s in failed.samples or [] if s.error is None]
+    assert len(done) == 4
+    first_calls, FLAKY_FAIL_AT[:] = len(FLAKY_CALLS), []
+    [retried] = eval_retry(failed, log_dir=str(tmp_path / "s"), **limits)
+    [other] = inspect_eval(task, task_args={**args, "shard": "2/2"}, log_dir=str(tmp_path / "s"), **common)
+    shard_size = len(retried.samples or [])
+    assert retried.status == "success" and retried.eval.metadata and retried.eval.metadata["shard"] == "1/2"
+    assert len(FLAKY_CALLS) - first_calls == (shard_size - len(done)) + len(other.samples or [])  # none twice
+    merged = merge_shards([retried.location, other.location], tmp_path / "merged.eval")
+    FLAKY_CALLS.clear()
+    [whole] = inspect_eval(task, task_args=args, log_dir=str(tmp_path / "w"), **common)
+    assert _sample_scores(merged) == _sample_scores(whole)
+    assert _metrics(merged) == pytest.approx(_metrics(whole), nan_ok=True)
