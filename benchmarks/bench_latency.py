@@ -53,6 +53,8 @@ class LatencyServer(InstantServer):
 class Cell:
     wall_s: float
     requests: int
+    cpu_s: float
+    """CPU time of the harness processes (user + system)."""
 
     def efficiency(self, latency: float, connections: int) -> float:
         return self.requests * latency / connections / self.wall_s
@@ -84,7 +86,7 @@ def run_drive_evals(
     result = measure(command, env={**server.client_env(), INSPECT_CACHE_ENV: str(work / "cache")}, cwd=work)
     if result.returncode != 0:
         raise RuntimeError(f"inspect eval failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return Cell(result.wall_s, server.received - start)
+    return Cell(result.wall_s, server.received - start, result.cpu_s)
 
 
 def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: int) -> Cell:
@@ -99,7 +101,7 @@ def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: in
     result = measure(command, cwd=work)
     if result.returncode != 0:
         raise RuntimeError(f"evalscope failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return Cell(result.wall_s, server.received - start)
+    return Cell(result.wall_s, server.received - start, result.cpu_s)
 
 
 def inspect_options(harness: str, extra: list[str]) -> list[str]:
@@ -145,15 +147,19 @@ def main() -> None:
     prompts = sum(len((s.metadata or {})["prompts"]) for s in samples)
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     rows = []
+    cpu_notes: list[str] = []
     for latency in args.latency:
         for harness, shards in runs(args.harness, args.shards):
-            cells = []
+            cells: list[str] = []
+            cpu: list[str] = []
             for connections in args.connections:
                 work = Path(tempfile.mkdtemp(prefix="latency-"))
+                own_cpu = time.process_time()
                 try:
                     cell = run_cell(harness, latency, connections, root, work, args.inspect_option, shards)
                 finally:
                     shutil.rmtree(work, ignore_errors=True)
+                cpu.append(f"{cell.cpu_s:.0f} s / {time.process_time() - own_cpu:.0f} s")
                 floor = cell.requests * latency / connections
                 cells.append(
                     f"{cell.wall_s:.0f} s (floor {floor:.0f} s), **{cell.efficiency(latency, connections):.2f}**"
@@ -163,12 +169,16 @@ def main() -> None:
                     flush=True,
                 )
             rows.append([f"{latency:g} s", harness_name(harness, args.inspect_option, shards), *cells])
+            cpu_notes.append(f"{rows[-1][0]}, {rows[-1][1]}: {', '.join(cpu)}")
     body = table(["L", "harness", *(f"{c} connections" for c in args.connections)], rows)
     notes = [
         f"- SURDS subsets {', '.join(SUBSETS)}: {prompts} requests a run; each cell: wall time, the floor "
         "(requests x L / connections) and the efficiency (floor / wall).",
         "- the server is the tests' fake server in the benchmark's process, answering each request after L seconds "
         "(header-only image checks); every harness runs as a subprocess with `--display plain`.",
+        "- CPU time, harness processes / benchmark process (the server and the polling), per connection count: "
+        + "; ".join(cpu_notes)
+        + ".",
         f"- load average before / after: {load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}.",
     ]
     report("Efficiency against a fixed-latency server", " ".join(["python", *sys.argv]), body, notes)
