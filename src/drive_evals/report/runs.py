@@ -33,9 +33,9 @@ SIZE_ARGS = frozenset({"cell_size"})
 SAMPLE_SET = "sample set"
 GENERATE_PREFIX = "gen."
 BLIND_ARG = "blind"
-SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG})
+SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG, SHARD_KEY})
 """Task arguments shown another way: data provenance (the resolved commit, not the request), the judge model, and
-the blind flag (part of the run's label)."""
+the blind flag (part of the run's label); or not at all: the shard (the report reads only whole or merged runs)."""
 OPERATIONAL_GENERATE = frozenset(
     {"max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections", "adaptive_connections"}
     | {"cache", "batch", "extra_headers"}
