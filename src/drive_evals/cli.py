@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_manifest_command(subparsers)
     add_describe_command(subparsers)
     add_estimate_command(subparsers)
+    add_merge_shards_command(subparsers)
     return parser
 
 
@@ -126,6 +127,30 @@ def _estimate(args: argparse.Namespace) -> int:
         print(f"drive-evals estimate: {error}", file=sys.stderr)
         return 1
     print("\n".join(format_estimate(result, args.model, prices, judge_prices)))
+    return 0
+
+
+def add_merge_shards_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "merge-shards",
+        help="join the logs of a run's shards (-T shard=i/n) into one log",
+        description="Check that LOG... are the finished shards 1..n of one run and write one Inspect log holding "
+        "all their samples, with metrics recomputed from them (the same as an unsharded run). No model is called.",
+    )
+    parser.add_argument("logs", nargs="+", metavar="LOG", help="the shard logs, in any order")
+    parser.add_argument("--out", metavar="MERGED.eval", required=True, help="the merged log to write")
+    parser.set_defaults(handler=_merge_shards)
+
+
+def _merge_shards(args: argparse.Namespace) -> int:
+    from drive_evals.merge import MergeError, merge_shards
+
+    try:
+        merged = merge_shards(args.logs, args.out)
+    except (MergeError, FileNotFoundError) as error:
+        print(f"drive-evals merge-shards: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out}: {len(merged.samples or [])} samples from {len(args.logs)} shards")
     return 0
 
 

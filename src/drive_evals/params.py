@@ -97,3 +97,17 @@ def positive(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ParameterError(f"{name}={value!r}: expected a finite number above 0")
     return float(value)
+
+
+def fraction_part(name: str, value: object) -> tuple[int, int] | None:
+    """`i/n` with 1 <= i <= n (a shard: part i of n, counted from 1), or None when unset."""
+    if value is None:
+        return None
+    index, slash, count = str(value).partition("/") if isinstance(value, str) else ("", "", "")
+    if not slash or not index.strip().isdigit() or not count.strip().isdigit():
+        raise ParameterError(f"{name}={value!r}: expected i/n, part i of n counted from 1 (e.g. {name}=1/2)")
+    number = whole(name, int(count), 1)
+    part = int(index)
+    if not 1 <= part <= number:
+        raise ParameterError(f"{name}={value!r}: the part must be between 1 and {number} (counted from 1)")
+    return part, number

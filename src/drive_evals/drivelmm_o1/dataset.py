@@ -27,6 +27,7 @@ from drive_evals.drivelmm_o1.prompts import MCQ_QUESTION_NUMBERS
 from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
+from drive_evals.shard import SHARD_KEY, Shard
 
 logger = logging.getLogger(__name__)
 
@@ -277,8 +278,14 @@ def record_to_sample(record: O1Record, images: list[Content], sample_id: str) ->
     )
 
 
-def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None, options: ImageOptions) -> O1Data:
-    """Validate the test file and every file it names, build the frames' images, then the samples."""
+def load_drivelmm_o1(
+    data: str, revision: str | None, nuscenes_root: str | None, options: ImageOptions, shard: Shard | None = None
+) -> O1Data:
+    """Validate the test file and every file it names, build the frames' images, then the samples.
+
+    `shard` keeps the questions of its frames only (ids unchanged); only its frames' files are checked and their
+    images built. The summary describes the whole test file, the same in every shard and in an unsharded run.
+    """
     root = resolve_nuscenes_root(data, nuscenes_root)  # a parameter: checked before the test file is downloaded
     test_file, provenance = resolve_test_file(data, revision)
     warnings = DataWarnings("DriveLMM-o1")
@@ -288,17 +295,19 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
             warnings.add(
                 MCQ_GOLD_UNREADABLE, MCQ_GOLD_UNREADABLE_MEANING, f"idx {record.idx!r}: {record.final_answer[:80]!r}"
             )
-    paths = check_files(records, root, options.lidar)
+    ids = dict(zip((id(r) for r in records), sample_ids(records), strict=True))  # from all frames: shard-proof
+    frames = shard.clusters((r.frame for r in records), "frames") if shard else None
+    kept = [r for r in records if frames is None or r.frame in frames]
+    paths = check_files(kept, root, options.lidar)
     verify_manifest(root, list(paths))
-    images = frame_images(records, paths, options)
-    ids = sample_ids(records)
-    samples = [record_to_sample(r, images[r.frame], sample_id) for r, sample_id in zip(records, ids, strict=True)]
+    images = frame_images(kept, paths, options)
+    samples = [record_to_sample(r, images[r.frame], ids[id(r)]) for r in kept]
     if options.blind:
         samples = [blind_sample(sample) for sample in samples]
     disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]
     summary = {
         "records": len(records),
-        "frames": len(images),
+        "frames": len({r.frame for r in records}),
         "mcq_items": sum(r.mcq for r in records),
         "mcq_rule_disagreements": disagreements,
         "image_mode": options.mode,
@@ -311,12 +320,13 @@ def load_drivelmm_o1(data: str, revision: str | None, nuscenes_root: str | None,
         "blind": options.blind,
         "blind_image": BLIND_IMAGE_DESCRIPTION if options.blind else None,
         "data_warnings": warnings.summary(),
+        SHARD_KEY: str(shard) if shard else None,
     }
     warnings.log(logger)
     logger.info(
         "DriveLMM-o1: %d records over %d frames, %d multiple-choice by the official rule",
         len(records),
-        len(images),
+        summary["frames"],
         summary["mcq_items"],
     )
     if disagreements:

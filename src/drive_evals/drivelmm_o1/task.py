@@ -31,6 +31,7 @@ from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
+from drive_evals.shard import parse_shard
 from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
 
@@ -54,6 +55,7 @@ def drivelmm_o1(
     judge_attempts: int = JUDGE_ATTEMPTS,
     judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
     blind: bool = False,
+    shard: str | None = None,
     **kwargs: object,
 ) -> Task:
     """DriveLMM-o1: 4,633 questions over 539 frames; a rubric judge scores the reasoning, MCQ accuracy the answer.
@@ -74,6 +76,8 @@ def drivelmm_o1(
             generation is paid for; the samples generated so far stay in the log to be judged later).
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
+        shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by frame, to run n processes in
+            parallel; `drive-evals merge-shards` joins their logs into one run (docs/performance.md, Shards).
     """
     reject_unknown(drivelmm_o1, kwargs)
     options = ImageOptions(
@@ -88,9 +92,10 @@ def drivelmm_o1(
     judge_attempts = whole("judge_attempts", judge_attempts, 1)
     data, revision = text("data", data), optional_text("revision", revision)
     nuscenes_root = optional_text("nuscenes_root", nuscenes_root)
+    part = parse_shard(shard)
     judges = preflight_graders() if judge else []
     enable_truncation_warning()
-    built = load_drivelmm_o1(data, revision, nuscenes_root, options)
+    built = load_drivelmm_o1(data, revision, nuscenes_root, options, part)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,

@@ -25,6 +25,7 @@ from inspect_ai.model import ModelConfig
 
 from drive_evals.baseline import effective_model_args
 from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
+from drive_evals.shard import SHARD_KEY
 
 GRADER_ROLE = "grader"
 SIZE_ARGS = frozenset({"cell_size"})
@@ -35,9 +36,9 @@ TASK_VERSION = "task version"
 never compared with each other."""
 GENERATE_PREFIX = "gen."
 BLIND_ARG = "blind"
-SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG})
+SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG, SHARD_KEY})
 """Task arguments shown another way: data provenance (the resolved commit, not the request), the judge model, and
-the blind flag (part of the run's label)."""
+the blind flag (part of the run's label); or not at all: the shard (the report reads only whole or merged runs)."""
 OPERATIONAL_GENERATE = frozenset(
     {"max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections", "adaptive_connections"}
     | {"cache", "batch", "extra_headers"}
@@ -143,6 +144,12 @@ def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
             continue
         if header.status != "success" or header.results is None:
             notes.append(f"`{name}`: status `{header.status}`, no results; ignored.")
+            continue
+        shard = (header.eval.metadata or {}).get(SHARD_KEY)
+        if shard is not None:
+            notes.append(
+                f"`{name}`: shard {shard} of a run; ignored (join the shards with `drive-evals merge-shards`)."
+            )
             continue
         runs.append(_run(benchmark, header, info.name, name, read_eval_log_sample_summaries(info)))
     runs.sort(key=lambda run: (run.benchmark.key, run.created, run.log_name))

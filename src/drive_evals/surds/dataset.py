@@ -21,6 +21,7 @@ from drive_evals.data import Snapshot, inside
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
+from drive_evals.shard import SHARD_KEY, Shard
 from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
 from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
 from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
@@ -243,10 +244,14 @@ def _gc_paused() -> Iterator[None]:
 
 
 @_gc_paused()
-def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, blind: bool = False) -> SurdsData:
+def load_surds(
+    snapshot: Snapshot, subsets: Sequence[str], record_order: str, blind: bool = False, shard: Shard | None = None
+) -> SurdsData:
     """Build the samples of the selected subsets, validating metadata and images before any model call.
 
-    `blind` replaces each image by uniform grey (the no-vision control); ids and metadata stay the same.
+    `blind` replaces each image by uniform grey (the no-vision control); ids and metadata stay the same. `shard`
+    keeps the units of its images only (ids unchanged); only its images are downloaded and checked. The summary
+    describes the whole selection, so it is the same in every shard and in an unsharded run.
     """
     snapshot.fetch([METADATA_FILE])
     warnings = DataWarnings("SURDS")
@@ -255,15 +260,18 @@ def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, bl
     all_units = build_units(records, empty_in_pool=record_order == "sorted", warnings=warnings)
     check_selection(all_units, subsets, len(records))
     selected = [unit for subset in subsets for unit in all_units[subset]]
-    files = [name for name in image_files(selected) if inside(snapshot.root, name) is not None]
+    images = shard.clusters((unit.image for unit in selected), "images") if shard else None
+    kept = [unit for unit in selected if images is None or unit.image in images]
+    files = [name for name in image_files(kept) if inside(snapshot.root, name) is not None]
     snapshot.fetch(files)
-    paths = check_images(snapshot.root, selected, records)
+    paths = check_images(snapshot.root, kept, records)
     verify_manifest(snapshot.root, [METADATA_FILE, *files])
     samples: list[Sample] = []
     for subset in subsets:
         samples.extend(
             unit_to_sample(unit, number, paths[unit.image], records[unit.record_index])
-            for number, unit in enumerate(all_units[subset])
+            for number, unit in enumerate(all_units[subset])  # numbered before sharding: ids do not change
+            if images is None or unit.image in images
         )
     if blind:
         samples = [blind_sample(sample) for sample in samples]
@@ -271,13 +279,14 @@ def load_surds(snapshot: Snapshot, subsets: Sequence[str], record_order: str, bl
         "records": len(records),
         "units": {subset: len(all_units[subset]) for subset in subsets},
         "prompts": sum(len(unit.prompts) for unit in selected),
-        "images": len(paths),
+        "images": len({unit.image for unit in selected}),
         "record_order": record_order,
         "subsets": list(subsets),
         "data": snapshot.provenance(),
         "blind": blind,
         "blind_image": BLIND_IMAGE_DESCRIPTION if blind else None,
         "data_warnings": warnings.summary(),
+        SHARD_KEY: str(shard) if shard else None,
     }
     warnings.log(logger)
     return SurdsData(MemoryDataset(samples, name="surds", shuffled=False), summary)

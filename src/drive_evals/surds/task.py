@@ -8,6 +8,7 @@ from inspect_ai.model import GenerateConfig
 
 from drive_evals.data import open_snapshot
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
+from drive_evals.shard import parse_shard
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
@@ -35,6 +36,7 @@ def surds(
     subsets: str | list[str] | None = None,
     record_order: str = "metadata",
     blind: bool = False,
+    shard: str | None = None,
     **kwargs: object,
 ) -> Task:
     """SURDS: 5,550 units (9,250 prompts) in six subsets, scored by the official rules.
@@ -51,14 +53,17 @@ def surds(
             last line, and a record with no objects stays in the single-object pool (README, Data validation).
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
+        shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by image, to run n processes in
+            parallel; `drive-evals merge-shards` joins their logs into one run (docs/performance.md, Shards).
     """
     reject_unknown(surds, kwargs)
     selected = parse_subsets(subsets)
     choice("record_order", record_order, RECORD_ORDERS)
     blind = flag("blind", blind)
+    part = parse_shard(shard)
     data, revision = text("data", data), optional_text("revision", revision)
     enable_truncation_warning()
-    built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind)
+    built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind, part)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
