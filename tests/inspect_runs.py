@@ -1,5 +1,6 @@
-"""Running the tasks the way users do: `inspect` as a subprocess (slow tier, and one smoke test per task), or
-`inspect_ai.eval()` in this process (no start-up cost: the fast tier); and reading back the log a run writes."""
+"""Running the tasks the way users do: `inspect` as a subprocess (the slow tier, and the fast tier's one command-line
+smoke test), or `inspect_ai.eval()` in this process (no start-up cost: the fast tier); and reading back the log a
+run writes."""
 
 from __future__ import annotations
 

@@ -117,11 +117,17 @@ def single_and_pairs(records: list[dict[str, Any]]) -> tuple[list[int], list[tup
 # --- regeneration ----------------------------------------------------------------------------------------------
 
 
+REGENERATES = pytest.mark.slow
+"""The regeneration tests share one run of the demo generator (about 9 s of CPU, and once per xdist worker)."""
+
+
+@REGENERATES
 @pytest.mark.parametrize("dataset", ["surds", "drivelmm_o1"])
 def test_regeneration_gives_the_same_files(regenerated: Path, dataset: str) -> None:
     assert relative_files(regenerated / dataset) == relative_files(DEMO / dataset)
 
 
+@REGENERATES
 def test_regeneration_gives_identical_annotations_and_sweeps(regenerated: Path) -> None:
     exact = ["surds/validation/metadata.jsonl", "drivelmm_o1/DriveLMMo1_TEST.json"]
     exact += [f"drivelmm_o1/{p}" for p in relative_files(O1_ROOT) if p.endswith(".pcd.bin")]
@@ -130,6 +136,7 @@ def test_regeneration_gives_identical_annotations_and_sweeps(regenerated: Path) 
         assert (regenerated / relative).read_bytes() == (DEMO / relative).read_bytes(), relative
 
 
+@REGENERATES
 def test_regeneration_gives_the_same_images(regenerated: Path) -> None:
     images = [p for p in relative_files(DEMO) if p.endswith((".webp", ".jpg"))]
     assert images

@@ -1,5 +1,5 @@
-"""DriveLMM-o1 end to end on the demo data. The chance pipeline runs as an `inspect eval` subprocess (the task's
-command-line smoke test) and re-judging through `inspect score` as subprocesses (slow tier); the rest in-process."""
+"""DriveLMM-o1 end to end on the demo data: in-process, except re-judging through `inspect score` as subprocesses
+(slow tier). The task's command-line smoke test is in tests/test_cli_smoke.py."""
 
 from __future__ import annotations
 
@@ -28,13 +28,8 @@ def demo_records() -> int:
 
 
 def test_offline_chance_pipeline(tmp_path: Path, env: dict[str, str]) -> None:
-    log_dir = tmp_path / "logs"
-    run_inspect(
-        ["eval", TASK, "--model", "chance/random", "--model-role", "grader=chance/random", "-T", "data=demo"],
-        log_dir,
-        env,
-    )
-    log = only_log(log_dir)
+    roles = {"grader": "chance/random"}
+    log = eval_in_process(TASK, tmp_path / "logs", env, model="chance/random", model_roles=roles, task_args=DEMO)
     values = metrics(log, SCORER)
     assert values["judge_coverage"] == 1.0
     assert 0.1 <= values["reasoning_score"] <= 1.0

@@ -1,5 +1,5 @@
-"""SURDS end to end on the demo data: chance, a perfect model, a broken model. The perfect model runs as an
-`inspect eval` subprocess (the task's command-line smoke test); the others run in-process."""
+"""SURDS end to end on the demo data, in-process: chance, a perfect model, a broken model. The task's command-line
+smoke test is in tests/test_cli_smoke.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_runs import eval_in_process, metrics, only_log, run_inspect
+from inspect_runs import eval_in_process, metrics
 
 from drive_evals.data import demo_dir
 from drive_evals.surds.records import load_metadata
@@ -23,9 +23,7 @@ def demo_units_per_subset() -> int:
 
 
 def test_perfect_model_scores_one(tmp_path: Path) -> None:
-    log_dir = tmp_path / "logs"
-    run_inspect(["eval", TASK, "--model", "oracle/demo", "-T", "data=demo"], log_dir)
-    log = only_log(log_dir)
+    log = eval_in_process(TASK, tmp_path / "logs", model="oracle/demo", task_args=DEMO)
     values = metrics(log, SCORER)
     for subset in SUBSETS:
         assert values[subset] == pytest.approx(1.0), subset

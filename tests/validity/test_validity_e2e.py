@@ -1,5 +1,5 @@
-"""Validity diagnostics end to end on the demo data: blind runs, xy2d conventions, judges. In-process runs, plus
-the judge meta-evaluation task's command-line smoke test."""
+"""Validity diagnostics end to end on the demo data, in-process: blind runs, xy2d conventions, judges. The judge
+meta-evaluation task's command-line smoke test is in tests/test_cli_smoke.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import ContentImage
-from inspect_runs import eval_in_process, metrics, only_log, run_inspect
+from inspect_runs import eval_in_process, metrics
 from PIL import Image
 
 from drive_evals.blind import GREY
@@ -102,7 +102,9 @@ def test_grid_answers_score_zero_officially_and_high_as_a_grid(tmp_path: Path) -
     assert "non-official diagnostic" in (sample.scores["surds_scorer"].explanation or "")
 
 
-def judge_check(grader: str, tmp_path: Path, env: dict[str, str]) -> tuple[EvalLog, int]:
+def judge_check(
+    grader: str, tmp_path: Path, env: dict[str, str], records: int = JUDGE_RECORDS, epochs: int = JUDGE_EPOCHS
+) -> tuple[EvalLog, int]:
     """The meta-evaluation's log for one judge, and how many judge calls it made."""
     name = grader.replace("/", "-")
     calls = tmp_path / f"{name}.calls"
@@ -111,19 +113,18 @@ def judge_check(grader: str, tmp_path: Path, env: dict[str, str]) -> tuple[EvalL
         tmp_path / name,
         {**env, "FAKE_MODEL_CALLS": str(calls)},
         model_roles={"grader": grader},
-        task_args={**DEMO, "records": JUDGE_RECORDS},
-        epochs=JUDGE_EPOCHS,
+        task_args={**DEMO, "records": records},
+        epochs=epochs,
     )
     return log, len(calls.read_text().splitlines()) if calls.exists() else 0
 
 
-def test_judge_meta_task_from_the_command_line(tmp_path: Path, env: dict[str, str]) -> None:
-    """The task's command-line smoke test: `inspect eval drive_evals/drivelmm_o1_judge` as users run it."""
-    args = ["eval", JUDGE_TASK, "--model-role", "grader=judge/good", "-T", "data=demo", "-T", "records=1"]
-    run_inspect(args, tmp_path / "logs", env)
-    log = only_log(tmp_path / "logs")
+def test_judge_meta_task_on_one_record(tmp_path: Path, env: dict[str, str]) -> None:
+    """One record through every variant with the good judge: each variant is judged once, nothing is obeyed."""
+    log, calls = judge_check("judge/good", tmp_path, env, records=1, epochs=1)
     values = metrics(log, JUDGE_SCORER)
     assert values["judge_coverage"] == 1.0 and values["injection_success_rate"] == 0.0
+    assert calls == len(VARIANT_NAMES)
     assert log.samples and all(str(sample.id).split("-", 2)[-1] in VARIANT_NAMES for sample in log.samples)
 
 
