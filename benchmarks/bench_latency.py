@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import shutil
@@ -32,6 +33,11 @@ LATENCIES = (0.25, 1.0, 2.0)
 CONNECTIONS = (16, 64, 128, 256)
 SUBSETS = ("depth", "distance")
 """Two subsets, so one run is a few thousand requests: the floor at 16 connections and 2 s stays minutes long."""
+FLOOR_TARGET_S = 20.0
+"""Each cell runs enough units for a floor of about this many seconds (never more than the two subsets hold)."""
+MAX_REQUESTS = 1500
+"""...and at most about this many requests: where the harness, not the server, sets the pace (low L, many
+connections), more requests only lengthen the run. `--max-requests 0` runs every unit in every cell."""
 RECOMMENDED = ("--no-log-realtime", "--no-log-images")
 HARNESSES = ("defaults", "recommended", "evalscope")
 
@@ -60,8 +66,19 @@ class Cell:
         return self.requests * latency / connections / self.wall_s
 
 
-def surds_command(root: Path, work: Path, connections: int, extra: list[str], shard: str | None) -> list[str]:
+def cell_units(latency: float, connections: int, units: int, prompts_per_unit: float, max_requests: int) -> int:
+    """Units for one cell: a floor of about `FLOOR_TARGET_S`, capped at `max_requests` requests (0: no cap)."""
+    wanted = FLOOR_TARGET_S * connections / latency
+    if max_requests:
+        wanted = min(wanted, max_requests)
+    return max(1, min(units, math.ceil(wanted / prompts_per_unit)))
+
+
+def surds_command(
+    root: Path, work: Path, connections: int, extra: list[str], shard: str | None, limit: int
+) -> list[str]:
     command = [sys.executable, "-m", "inspect_ai", "eval", "drive_evals/surds", "--model", f"openai-api/fake/{MODEL}"]
+    command += ["--limit", str(limit)]
     command += ["-T", f"data={root}", "-T", f"subsets={','.join(SUBSETS)}", "--max-connections", str(connections)]
     command += [*(["-T", f"shard={shard}"] if shard else []), "--log-dir", str(work / "logs"), "--display", "plain"]
     return [*command, *extra]
@@ -74,14 +91,16 @@ def in_parallel(commands: list[list[str]]) -> list[str]:
 
 
 def run_drive_evals(
-    server: LatencyServer, root: Path, work: Path, connections: int, extra: list[str], shards: int
+    server: LatencyServer, root: Path, work: Path, connections: int, extra: list[str], shards: int, units: int
 ) -> Cell:
-    """One process, or `shards` processes (`-T shard=i/n`) sharing the connections between them."""
+    """One process, or `shards` processes (`-T shard=i/n`, each `units / shards`) sharing the connections."""
     if shards == 1:
-        command = surds_command(root, work, connections, extra, None)
+        command = surds_command(root, work, connections, extra, None, units)
     else:
-        each = connections // shards
-        command = in_parallel([surds_command(root, work, each, extra, f"{i}/{shards}") for i in range(1, shards + 1)])
+        each, limit = connections // shards, math.ceil(units / shards)
+        command = in_parallel(
+            [surds_command(root, work, each, extra, f"{i}/{shards}", limit) for i in range(1, shards + 1)]
+        )
     start = server.received
     result = measure(command, env={**server.client_env(), INSPECT_CACHE_ENV: str(work / "cache")}, cwd=work)
     if result.returncode != 0:
@@ -89,7 +108,7 @@ def run_drive_evals(
     return Cell(result.wall_s, server.received - start, result.cpu_s)
 
 
-def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: int) -> Cell:
+def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: int, units: int) -> Cell:
     python = ensure_evalscope()
     dataset_args = {"surds": {"dataset_id": str(root), "subset_list": list(SUBSETS)}}
     command = [str(python.parent / "evalscope"), "eval", "--model", MODEL, "--api-url", server.openai_base_url]
@@ -97,6 +116,7 @@ def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: in
     command += ["--dataset-args", json.dumps(dataset_args), "--eval-batch-size", str(connections)]
     command += ["--generation-config", json.dumps({"temperature": TEMPERATURE, "max_tokens": MAX_TOKENS})]
     command += ["--work-dir", str(work / "out"), "--no-timestamp"]
+    command += ["--limit", str(math.ceil(units / len(SUBSETS)))]  # evalscope's limit is per subset
     start = server.received
     result = measure(command, cwd=work)
     if result.returncode != 0:
@@ -109,12 +129,12 @@ def inspect_options(harness: str, extra: list[str]) -> list[str]:
 
 
 def run_cell(
-    harness: str, latency: float, connections: int, root: Path, work: Path, extra: list[str], shards: int
+    harness: str, latency: float, connections: int, root: Path, work: Path, extra: list[str], shards: int, units: int
 ) -> Cell:
     with LatencyServer(latency) as server:
         if harness == "evalscope":
-            return run_evalscope(server, root, work, connections)
-        return run_drive_evals(server, root, work, connections, inspect_options(harness, extra), shards)
+            return run_evalscope(server, root, work, connections, units)
+        return run_drive_evals(server, root, work, connections, inspect_options(harness, extra), shards, units)
 
 
 def harness_name(harness: str, extra: list[str], shards: int) -> str:
@@ -141,10 +161,14 @@ def main() -> None:
     parser.add_argument(
         "--shards", type=int, nargs="+", default=[1], help="drive_evals processes run in parallel (-T shard=i/n)"
     )
+    parser.add_argument(
+        "--max-requests", type=int, default=MAX_REQUESTS, help="requests per cell at most (0: every unit)"
+    )
     args = parser.parse_args()
     root = ensure_surds()
     samples = load_surds(LocalSnapshot(root, "local"), list(SUBSETS), "metadata").dataset
     prompts = sum(len((s.metadata or {})["prompts"]) for s in samples)
+    prompts_per_unit = prompts / len(samples)
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     rows = []
     cpu_notes: list[str] = []
@@ -155,14 +179,16 @@ def main() -> None:
             for connections in args.connections:
                 work = Path(tempfile.mkdtemp(prefix="latency-"))
                 own_cpu = time.process_time()
+                units = cell_units(latency, connections, len(samples), prompts_per_unit, args.max_requests)
                 try:
-                    cell = run_cell(harness, latency, connections, root, work, args.inspect_option, shards)
+                    cell = run_cell(harness, latency, connections, root, work, args.inspect_option, shards, units)
                 finally:
                     shutil.rmtree(work, ignore_errors=True)
                 cpu.append(f"{cell.cpu_s:.0f} s / {time.process_time() - own_cpu:.0f} s")
                 floor = cell.requests * latency / connections
                 cells.append(
-                    f"{cell.wall_s:.0f} s (floor {floor:.0f} s), **{cell.efficiency(latency, connections):.2f}**"
+                    f"{cell.requests} req, {cell.wall_s:.0f} s (floor {floor:.0f} s), "
+                    f"**{cell.efficiency(latency, connections):.2f}**"
                 )
                 print(
                     f"L={latency:g} {harness} x{shards} C={connections}: {cells[-1]} ({cell.requests} requests)",
@@ -172,7 +198,9 @@ def main() -> None:
             cpu_notes.append(f"{rows[-1][0]}, {rows[-1][1]}: {', '.join(cpu)}")
     body = table(["L", "harness", *(f"{c} connections" for c in args.connections)], rows)
     notes = [
-        f"- SURDS subsets {', '.join(SUBSETS)}: {prompts} requests a run; each cell: wall time, the floor "
+        f"- SURDS subsets {', '.join(SUBSETS)} ({prompts} requests in all); each cell runs enough of them for a "
+        f"floor of about {FLOOR_TARGET_S:g} s, at most {args.max_requests or prompts} (`--limit` in both harnesses; "
+        "evalscope's is per subset), and gives the requests served, the wall time (start-up included), the floor "
         "(requests x L / connections) and the efficiency (floor / wall).",
         "- the server is the tests' fake server in the benchmark's process, answering each request after L seconds "
         "(header-only image checks); every harness runs as a subprocess with `--display plain`.",

@@ -12,35 +12,18 @@ from __future__ import annotations
 
 import argparse
 import base64
-import json
-import os
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
+from devtools import CHROMIUM_ENV, CHROMIUM_NAMES, DevToolsPipe, find_chromium, headless_chromium
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--remote-debugging-pipe",
-)
-PIPE_IN, PIPE_OUT = 3, 4
-"""Chromium's --remote-debugging-pipe reads commands from fd 3 and writes replies to fd 4."""
 WINDOW = (1400, 1000)
 SERVER_START_SECONDS = 60
 RENDER_SECONDS = 40
@@ -48,47 +31,12 @@ SETTLE_SECONDS = 2.0
 """The page counts as rendered once its text has not changed for this long."""
 
 
-class DevToolsPipe:
-    """A minimal Chrome DevTools Protocol client over --remote-debugging-pipe (NUL-separated JSON messages)."""
-
-    def __init__(self, write_fd: int, read_fd: int) -> None:
-        self.write_fd, self.read_fd = write_fd, read_fd
-        self.buffer = b""
-        self.next_id = 0
-
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self.write_fd, json.dumps(message).encode() + b"\0")
-        while True:
-            reply = self._receive()
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return dict(reply["result"])
-
-    def _receive(self) -> dict[str, Any]:
-        while b"\0" not in self.buffer:
-            chunk = os.read(self.read_fd, 1 << 16)
-            if not chunk:
-                raise EOFError("chromium closed the DevTools pipe")
-            self.buffer += chunk
-        raw, self.buffer = self.buffer.split(b"\0", 1)
-        return dict(json.loads(raw))
-
-
 class Browser:
     """One headless Chromium tab: open a URL, wait for the page to settle, capture the window."""
 
     def __init__(self, pipe: DevToolsPipe) -> None:
         self.pipe = pipe
-        target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        width, height = WINDOW
-        params = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
-        pipe.call("Emulation.setDeviceMetricsOverride", params, self.session)
+        self.session = pipe.open_tab(*WINDOW)
 
     def text(self) -> str:
         result = self.pipe.call("Runtime.evaluate", {"expression": "document.body.innerText"}, self.session)
@@ -114,36 +62,11 @@ class Browser:
 
 @contextmanager
 def chromium() -> Iterator[Browser]:
-    command_read, command_write = os.pipe()
-    reply_read, reply_write = os.pipe()
-
-    def wire_pipes() -> None:
-        high_in, high_out = os.dup(command_read), os.dup(reply_write)
-        os.dup2(high_in, PIPE_IN)
-        os.dup2(high_out, PIPE_OUT)
-
-    with tempfile.TemporaryDirectory() as profile:
-        process = subprocess.Popen(
-            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            preexec_fn=wire_pipes,
-            close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(command_read)
-        os.close(reply_write)
-        pipe = DevToolsPipe(command_write, reply_read)
-        try:
-            yield Browser(pipe)
-            pipe.call("Browser.close")
-        finally:
-            os.close(command_write)
-            os.close(reply_read)
-            try:
-                process.wait(timeout=RENDER_SECONDS)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    binary = find_chromium()
+    if binary is None:
+        sys.exit(f"no Chromium or Chrome found: set {CHROMIUM_ENV} or install one named {', '.join(CHROMIUM_NAMES)}")
+    with headless_chromium(binary, RENDER_SECONDS) as pipe:
+        yield Browser(pipe)
 
 
 @contextmanager

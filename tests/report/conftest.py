@@ -6,11 +6,8 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from devtools import CHROMIUM_ENV, CHROMIUM_NAMES, find_chromium, headless_chromium
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_runs import TIMEOUT_SECONDS, run_inspect
 
@@ -30,24 +28,8 @@ COMPARISON_SET = "set"
 ORACLE = "oracle"
 ODD = "odd"
 """Runs that must be flagged: a different record order and subsets (SURDS) and a different judge (DriveLMM-o1)."""
-CHROMIUM_ENV = "DRIVE_EVALS_CHROMIUM"
-"""Path of the browser binary; without it, the first of `CHROMIUM_NAMES` on PATH."""
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-"""What Debian, Ubuntu and Google's packages call the binary (GitHub's Ubuntu runners have google-chrome)."""
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--remote-debugging-pipe",
-)
 PAGE_LOAD_SECONDS = 120
 """Only a bound for a browser that never answers: a local page loads in about a second, a few on a loaded machine."""
-PIPE_IN, PIPE_OUT = 3, 4
-"""Chromium's --remote-debugging-pipe reads commands from fd 3 and writes replies to fd 4."""
 
 
 @dataclass(frozen=True)
@@ -134,57 +116,6 @@ class PageLoad:
         return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
 
 
-class DevToolsPipe:
-    """A minimal Chrome DevTools Protocol client over --remote-debugging-pipe (NUL-separated JSON messages).
-
-    Chosen because it needs no package and no browser download: Playwright would need its own browser build or
-    network access, and `--enable-logging` output does not report failed resource loads reliably.
-    """
-
-    def __init__(self, write_fd: int, read_fd: int) -> None:
-        self.write_fd, self.read_fd = write_fd, read_fd
-        self.buffer = b""
-        self.next_id = 0
-        self.events: list[dict[str, Any]] = []
-
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self.write_fd, json.dumps(message).encode() + b"\0")
-        while True:
-            reply = self.receive()
-            if reply.get("id") == self.next_id:
-                assert "error" not in reply, reply
-                return dict(reply["result"])
-            self.events.append(reply)
-
-    def receive(self) -> dict[str, Any]:
-        while b"\0" not in self.buffer:
-            chunk = os.read(self.read_fd, 1 << 16)
-            if not chunk:
-                raise EOFError("chromium closed the DevTools pipe")
-            self.buffer += chunk
-        raw, self.buffer = self.buffer.split(b"\0", 1)
-        return dict(json.loads(raw))
-
-    def wait_for(self, method: str, deadline: float) -> None:
-        while time.monotonic() < deadline:
-            event = self.receive()
-            self.events.append(event)
-            if event.get("method") == method:
-                return
-        raise TimeoutError(f"no {method} within the deadline")
-
-
-def find_chromium() -> str | None:
-    """The browser binary: `$DRIVE_EVALS_CHROMIUM` when set, else the first usual name on PATH."""
-    if named := os.environ.get(CHROMIUM_ENV):
-        return named
-    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
-
-
 WINDOW_WIDTH = 1400
 """The window the report must fit without sideways scrolling (a laptop browser window)."""
 
@@ -193,49 +124,18 @@ def open_page(page: Path, width: int = WINDOW_WIDTH, chromium: str | None = None
     """Open a local page in a fresh headless Chromium `width` CSS pixels wide; collect console and network events,
     the laid-out content width and a full-page screenshot."""
     browser_binary = chromium or find_chromium() or CHROMIUM_NAMES[0]
-    command_read, command_write = os.pipe()
-    reply_read, reply_write = os.pipe()
-
-    def wire_pipes() -> None:
-        high_in, high_out = os.dup(command_read), os.dup(reply_write)
-        os.dup2(high_in, PIPE_IN)
-        os.dup2(high_out, PIPE_OUT)
-
-    with tempfile.TemporaryDirectory() as profile:
-        browser = subprocess.Popen(
-            [browser_binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            preexec_fn=wire_pipes,
-            close_fds=False,  # the pipes are wired to fds 3 and 4 in preexec_fn, which runs before closing
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(command_read)
-        os.close(reply_write)
-        pipe = DevToolsPipe(command_write, reply_read)
-        try:
-            target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            for domain in ("Runtime", "Log", "Page", "Network"):
-                pipe.call(f"{domain}.enable", session=session)
-            window = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
-            pipe.call("Emulation.setDeviceMetricsOverride", window, session)
-            pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session)
-            pipe.wait_for("Page.loadEventFired", time.monotonic() + PAGE_LOAD_SECONDS)
-            found = pipe.call("Runtime.evaluate", {"expression": HEADINGS_SCRIPT, "returnByValue": True}, session)
-            headings = [(str(text), float(top)) for text, top in json.loads(found["result"]["value"])]
-            metrics = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
-            clip = {"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1}
-            options = {"format": "png", "clip": clip, "captureBeyondViewport": True}
-            shot = pipe.call("Page.captureScreenshot", options, session)
-            pipe.call("Browser.close")
-        finally:
-            os.close(command_write)
-            os.close(reply_read)
-            try:
-                browser.wait(timeout=PAGE_LOAD_SECONDS)
-            except subprocess.TimeoutExpired:
-                browser.kill()
-                browser.wait()
+    with headless_chromium(browser_binary, PAGE_LOAD_SECONDS) as pipe:
+        session = pipe.open_tab(width, 900)
+        for domain in ("Runtime", "Log", "Page", "Network"):
+            pipe.call(f"{domain}.enable", session=session)
+        pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session)
+        pipe.wait_for("Page.loadEventFired", time.monotonic() + PAGE_LOAD_SECONDS)
+        found = pipe.call("Runtime.evaluate", {"expression": HEADINGS_SCRIPT, "returnByValue": True}, session)
+        headings = [(str(text), float(top)) for text, top in json.loads(found["result"]["value"])]
+        metrics = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1}
+        options = {"format": "png", "clip": clip, "captureBeyondViewport": True}
+        shot = pipe.call("Page.captureScreenshot", options, session)
     return PageLoad(pipe.events, base64.b64decode(shot["data"]), float(metrics["width"]), width, headings)
 
 
