@@ -2,7 +2,8 @@
 
 A harness that adds nothing finishes N requests over C connections in N x L / C seconds (the floor); efficiency is
 the floor divided by the wall time. It tells whether the harness keeps a fast server busy: at 1.0 the server sets
-the pace, below it the harness does. Compared: drive_evals with Inspect's defaults, drive_evals with the flags
+the pace, below it the harness does. The floor over the serving span (first request to last answer) is reported
+too: it leaves out start-up, which a full run amortises. Compared: drive_evals with Inspect's defaults, drive_evals with the flags
 recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets, `--eval-batch-size` =
 connections). Results go to docs/performance.md with the load average, since the machine may be shared.
 """
@@ -17,6 +18,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,16 +45,35 @@ HARNESSES = ("defaults", "recommended", "evalscope")
 
 
 class LatencyServer(InstantServer):
-    """The instant server, answering each request after `latency` seconds (each connection has its own thread)."""
+    """The instant server, answering each request after `latency` seconds (each connection has its own thread).
+
+    It notes when the first request arrived and the last answer was ready: the serving span, which leaves out the
+    harness's start-up (imports, dataset build) and shut-down, as a long run would amortise them.
+    """
 
     def __init__(self, latency: float) -> None:
         super().__init__()
         self.latency = latency
         self.policy = self._answer_late
+        self._span_lock = threading.Lock()
+        self._first: float | None = None
+        self._last: float | None = None
 
     def _answer_late(self, request: FakeRequest) -> str:
+        with self._span_lock:
+            if self._first is None:
+                self._first = time.monotonic()
         time.sleep(self.latency)
-        return instant_policy(request)
+        answer = instant_policy(request)
+        with self._span_lock:
+            self._last = time.monotonic()
+        return answer
+
+    @property
+    def span_s(self) -> float:
+        """Seconds from the first request's arrival to the last answer (0 before any answer)."""
+        with self._span_lock:
+            return (self._last - self._first) if self._first is not None and self._last is not None else 0.0
 
 
 @dataclass(frozen=True)
@@ -61,9 +82,18 @@ class Cell:
     requests: int
     cpu_s: float
     """CPU time of the harness processes (user + system)."""
+    span_s: float
+    """The server's serving span: first request in to last answer out."""
+
+    def floor_s(self, latency: float, connections: int) -> float:
+        return self.requests * latency / connections
 
     def efficiency(self, latency: float, connections: int) -> float:
-        return self.requests * latency / connections / self.wall_s
+        return self.floor_s(latency, connections) / self.wall_s
+
+    def serving_efficiency(self, latency: float, connections: int) -> float:
+        """The floor over the serving span: how busy the harness kept the server once it was running."""
+        return self.floor_s(latency, connections) / self.span_s if self.span_s else 0.0
 
 
 def cell_units(latency: float, connections: int, units: int, prompts_per_unit: float, max_requests: int) -> int:
@@ -105,7 +135,7 @@ def run_drive_evals(
     result = measure(command, env={**server.client_env(), INSPECT_CACHE_ENV: str(work / "cache")}, cwd=work)
     if result.returncode != 0:
         raise RuntimeError(f"inspect eval failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return Cell(result.wall_s, server.received - start, result.cpu_s)
+    return Cell(result.wall_s, server.received - start, result.cpu_s, server.span_s)
 
 
 def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: int, units: int) -> Cell:
@@ -121,7 +151,7 @@ def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: in
     result = measure(command, cwd=work)
     if result.returncode != 0:
         raise RuntimeError(f"evalscope failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return Cell(result.wall_s, server.received - start, result.cpu_s)
+    return Cell(result.wall_s, server.received - start, result.cpu_s, server.span_s)
 
 
 def inspect_options(harness: str, extra: list[str]) -> list[str]:
@@ -185,10 +215,10 @@ def main() -> None:
                 finally:
                     shutil.rmtree(work, ignore_errors=True)
                 cpu.append(f"{cell.cpu_s:.0f} s / {time.process_time() - own_cpu:.0f} s")
-                floor = cell.requests * latency / connections
                 cells.append(
-                    f"{cell.requests} req, {cell.wall_s:.0f} s (floor {floor:.0f} s), "
-                    f"**{cell.efficiency(latency, connections):.2f}**"
+                    f"{cell.requests} req, floor {cell.floor_s(latency, connections):.0f} s: wall {cell.wall_s:.0f} s "
+                    f"**{cell.efficiency(latency, connections):.2f}**, serving {cell.span_s:.0f} s "
+                    f"**{cell.serving_efficiency(latency, connections):.2f}**"
                 )
                 print(
                     f"L={latency:g} {harness} x{shards} C={connections}: {cells[-1]} ({cell.requests} requests)",
@@ -200,8 +230,9 @@ def main() -> None:
     notes = [
         f"- SURDS subsets {', '.join(SUBSETS)} ({prompts} requests in all); each cell runs enough of them for a "
         f"floor of about {FLOOR_TARGET_S:g} s, at most {args.max_requests or prompts} (`--limit` in both harnesses; "
-        "evalscope's is per subset), and gives the requests served, the wall time (start-up included), the floor "
-        "(requests x L / connections) and the efficiency (floor / wall).",
+        "evalscope's is per subset). Each cell: the requests served, the floor (requests x L / connections), the "
+        "wall time with the efficiency floor / wall (start-up included), and the serving span (the server's first "
+        "request to its last answer) with the efficiency floor / span, which a long run approaches.",
         "- the server is the tests' fake server in the benchmark's process, answering each request after L seconds "
         "(header-only image checks); every harness runs as a subprocess with `--display plain`.",
         "- CPU time, harness processes / benchmark process (the server and the polling), per connection count: "
