@@ -3,9 +3,10 @@
 A harness that adds nothing finishes N requests over C connections in N x L / C seconds (the floor); efficiency is
 the floor divided by the wall time. It tells whether the harness keeps a fast server busy: at 1.0 the server sets
 the pace, below it the harness does. The floor over the serving span (first request to last answer) is reported
-too: it leaves out start-up, which a full run amortises. Compared: drive_evals with Inspect's defaults, drive_evals with the flags
-recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets, `--eval-batch-size` =
-connections). Results go to docs/performance.md with the load average, since the machine may be shared.
+too: it leaves out start-up, which a full run amortises. Compared: drive_evals with Inspect's defaults, drive_evals
+with the flags recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets,
+`--eval-batch-size` = connections). `--task drivelmm_o1` runs DriveLMM-o1 with its judge on the same server
+(drive_evals only). Results go to docs/performance.md with the load average, since the machine may be shared.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from pathlib import Path
 
 from bench_surds_run import MAX_TOKENS, MODEL, TEMPERATURE
 from common import INSPECT_CACHE_ENV, ensure_evalscope, measure, report, table
-from fullsize_data import ensure_surds
+from fullsize_data import bench_dir, ensure_drivelmm, ensure_surds
 from instant_server import FakeRequest, InstantServer, instant_policy
 
 from drive_evals.data import LocalSnapshot
+from drive_evals.drivelmm_o1.dataset import check_files
+from drive_evals.drivelmm_o1.images import build_grids
+from drive_evals.drivelmm_o1.records import load_records
 from drive_evals.surds.dataset import load_surds
 
 LATENCIES = (0.25, 1.0, 2.0)
@@ -42,6 +46,9 @@ MAX_REQUESTS = 1500
 connections), more requests only lengthen the run. `--max-requests 0` runs every unit in every cell."""
 RECOMMENDED = ("--no-log-realtime", "--no-log-images")
 HARNESSES = ("defaults", "recommended", "evalscope")
+JUDGE_ROLE = "grader=openai-api/fake/bench-judge"
+"""DriveLMM-o1's judge on the same fixed-latency server as the model."""
+GRID_CACHE_ENV = "DRIVE_EVALS_CACHE"
 
 
 class LatencyServer(InstantServer):
@@ -104,13 +111,55 @@ def cell_units(latency: float, connections: int, units: int, prompts_per_unit: f
     return max(1, min(units, math.ceil(wanted / prompts_per_unit)))
 
 
-def surds_command(
-    root: Path, work: Path, connections: int, extra: list[str], shard: str | None, limit: int
+@dataclass(frozen=True)
+class Workload:
+    """What a cell runs: a task on full-size data, as `inspect eval` arguments."""
+
+    title: str
+    units: int
+    requests: int
+    """Requests of all units (SURDS: one per prompt; DriveLMM-o1: the answer and one judge call)."""
+    task_args: list[str]
+    """The task, its models and its `-T` values."""
+    env: dict[str, str]
+    data_root: Path
+
+    @property
+    def requests_per_unit(self) -> float:
+        return self.requests / self.units
+
+
+def surds_workload() -> Workload:
+    root = ensure_surds()
+    samples = load_surds(LocalSnapshot(root, "local"), list(SUBSETS), "metadata").dataset
+    prompts = sum(len((s.metadata or {})["prompts"]) for s in samples)
+    task_args = ["drive_evals/surds", "--model", f"openai-api/fake/{MODEL}", "-T", f"data={root}"]
+    task_args += ["-T", f"subsets={','.join(SUBSETS)}"]
+    return Workload(f"SURDS subsets {', '.join(SUBSETS)}", len(samples), prompts, task_args, {}, root)
+
+
+def drivelmm_workload() -> Workload:
+    """DriveLMM-o1 with its judge on the same server; the grids are built once, before any cell is timed."""
+    layout = ensure_drivelmm()
+    records = load_records(layout.test_file)
+    paths = check_files(records, layout.nuscenes_root, lidar=False)
+    cache = bench_dir() / "latency-cache"
+    build_grids({r.frame: [paths[p] for p in r.images] for r in records}, cache / "grids", workers=os.cpu_count() or 1)
+    task_args = ["drive_evals/drivelmm_o1", "--model", f"openai-api/fake/{MODEL}", "--model-role", JUDGE_ROLE]
+    task_args += ["-T", f"data={layout.test_file}", "-T", f"nuscenes_root={layout.nuscenes_root}"]
+    title = "DriveLMM-o1 with its judge"
+    return Workload(title, len(records), 2 * len(records), task_args, {GRID_CACHE_ENV: str(cache)}, layout.test_file)
+
+
+WORKLOADS = {"surds": surds_workload, "drivelmm_o1": drivelmm_workload}
+
+
+def inspect_command(
+    workload: Workload, work: Path, connections: int, extra: list[str], shard: str | None, limit: int
 ) -> list[str]:
-    command = [sys.executable, "-m", "inspect_ai", "eval", "drive_evals/surds", "--model", f"openai-api/fake/{MODEL}"]
-    command += ["--limit", str(limit)]
-    command += ["-T", f"data={root}", "-T", f"subsets={','.join(SUBSETS)}", "--max-connections", str(connections)]
-    command += [*(["-T", f"shard={shard}"] if shard else []), "--log-dir", str(work / "logs"), "--display", "plain"]
+    command = [sys.executable, "-m", "inspect_ai", "eval", *workload.task_args, "--limit", str(limit)]
+    command += ["--max-connections", str(connections), *(["-T", f"shard={shard}"] if shard else [])]
+    command += ["--log-dir", str(work / "logs"), "--display", "plain"]
     return [*command, *extra]
 
 
@@ -121,18 +170,19 @@ def in_parallel(commands: list[list[str]]) -> list[str]:
 
 
 def run_drive_evals(
-    server: LatencyServer, root: Path, work: Path, connections: int, extra: list[str], shards: int, units: int
+    server: LatencyServer, workload: Workload, work: Path, connections: int, extra: list[str], shards: int, units: int
 ) -> Cell:
     """One process, or `shards` processes (`-T shard=i/n`, each `units / shards`) sharing the connections."""
     if shards == 1:
-        command = surds_command(root, work, connections, extra, None, units)
+        command = inspect_command(workload, work, connections, extra, None, units)
     else:
         each, limit = connections // shards, math.ceil(units / shards)
         command = in_parallel(
-            [surds_command(root, work, each, extra, f"{i}/{shards}", limit) for i in range(1, shards + 1)]
+            [inspect_command(workload, work, each, extra, f"{i}/{shards}", limit) for i in range(1, shards + 1)]
         )
     start = server.received
-    result = measure(command, env={**server.client_env(), INSPECT_CACHE_ENV: str(work / "cache")}, cwd=work)
+    env = {**server.client_env(), **workload.env, INSPECT_CACHE_ENV: str(work / "cache")}
+    result = measure(command, env=env, cwd=work)
     if result.returncode != 0:
         raise RuntimeError(f"inspect eval failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return Cell(result.wall_s, server.received - start, result.cpu_s, server.span_s)
@@ -159,12 +209,19 @@ def inspect_options(harness: str, extra: list[str]) -> list[str]:
 
 
 def run_cell(
-    harness: str, latency: float, connections: int, root: Path, work: Path, extra: list[str], shards: int, units: int
+    harness: str,
+    latency: float,
+    connections: int,
+    workload: Workload,
+    work: Path,
+    extra: list[str],
+    shards: int,
+    units: int,
 ) -> Cell:
     with LatencyServer(latency) as server:
         if harness == "evalscope":
-            return run_evalscope(server, root, work, connections, units)
-        return run_drive_evals(server, root, work, connections, inspect_options(harness, extra), shards, units)
+            return run_evalscope(server, workload.data_root, work, connections, units)
+        return run_drive_evals(server, workload, work, connections, inspect_options(harness, extra), shards, units)
 
 
 def harness_name(harness: str, extra: list[str], shards: int) -> str:
@@ -194,11 +251,11 @@ def main() -> None:
     parser.add_argument(
         "--max-requests", type=int, default=MAX_REQUESTS, help="requests per cell at most (0: every unit)"
     )
+    parser.add_argument("--task", choices=sorted(WORKLOADS), default="surds")
     args = parser.parse_args()
-    root = ensure_surds()
-    samples = load_surds(LocalSnapshot(root, "local"), list(SUBSETS), "metadata").dataset
-    prompts = sum(len((s.metadata or {})["prompts"]) for s in samples)
-    prompts_per_unit = prompts / len(samples)
+    if args.task != "surds" and "evalscope" in args.harness:
+        parser.error("the evalscope comparison runs SURDS only: pass --harness defaults recommended")
+    workload = WORKLOADS[args.task]()
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     rows = []
     cpu_notes: list[str] = []
@@ -209,9 +266,9 @@ def main() -> None:
             for connections in args.connections:
                 work = Path(tempfile.mkdtemp(prefix="latency-"))
                 own_cpu = time.process_time()
-                units = cell_units(latency, connections, len(samples), prompts_per_unit, args.max_requests)
+                units = cell_units(latency, connections, workload.units, workload.requests_per_unit, args.max_requests)
                 try:
-                    cell = run_cell(harness, latency, connections, root, work, args.inspect_option, shards, units)
+                    cell = run_cell(harness, latency, connections, workload, work, args.inspect_option, shards, units)
                 finally:
                     shutil.rmtree(work, ignore_errors=True)
                 cpu.append(f"{cell.cpu_s:.0f} s / {time.process_time() - own_cpu:.0f} s")
@@ -228,8 +285,8 @@ def main() -> None:
             cpu_notes.append(f"{rows[-1][0]}, {rows[-1][1]}: {', '.join(cpu)}")
     body = table(["L", "harness", *(f"{c} connections" for c in args.connections)], rows)
     notes = [
-        f"- SURDS subsets {', '.join(SUBSETS)} ({prompts} requests in all); each cell runs enough of them for a "
-        f"floor of about {FLOOR_TARGET_S:g} s, at most {args.max_requests or prompts} (`--limit` in both harnesses; "
+        f"- {workload.title} ({workload.requests} requests in all); each cell runs enough of them for a floor of "
+        f"about {FLOOR_TARGET_S:g} s, at most {args.max_requests or workload.requests} (`--limit` in both harnesses; "
         "evalscope's is per subset). Each cell: the requests served, the floor (requests x L / connections), the "
         "wall time with the efficiency floor / wall (start-up included), and the serving span (the server's first "
         "request to its last answer) with the efficiency floor / span, which a long run approaches.",
