@@ -102,9 +102,7 @@ def test_grid_answers_score_zero_officially_and_high_as_a_grid(tmp_path: Path) -
     assert "non-official diagnostic" in (sample.scores["surds_scorer"].explanation or "")
 
 
-def judge_check(
-    grader: str, tmp_path: Path, env: dict[str, str], records: int = JUDGE_RECORDS, epochs: int = JUDGE_EPOCHS
-) -> tuple[EvalLog, int]:
+def judge_check(grader: str, tmp_path: Path, env: dict[str, str]) -> tuple[EvalLog, int]:
     """The meta-evaluation's log for one judge, and how many judge calls it made."""
     name = grader.replace("/", "-")
     calls = tmp_path / f"{name}.calls"
@@ -113,19 +111,10 @@ def judge_check(
         tmp_path / name,
         {**env, "FAKE_MODEL_CALLS": str(calls)},
         model_roles={"grader": grader},
-        task_args={**DEMO, "records": records},
-        epochs=epochs,
+        task_args={**DEMO, "records": JUDGE_RECORDS},
+        epochs=JUDGE_EPOCHS,
     )
     return log, len(calls.read_text().splitlines()) if calls.exists() else 0
-
-
-def test_judge_meta_task_on_one_record(tmp_path: Path, env: dict[str, str]) -> None:
-    """One record through every variant with the good judge: each variant is judged once, nothing is obeyed."""
-    log, calls = judge_check("judge/good", tmp_path, env, records=1, epochs=1)
-    values = metrics(log, JUDGE_SCORER)
-    assert values["judge_coverage"] == 1.0 and values["injection_success_rate"] == 0.0
-    assert calls == len(VARIANT_NAMES)
-    assert log.samples and all(str(sample.id).split("-", 2)[-1] in VARIANT_NAMES for sample in log.samples)
 
 
 @pytest.mark.slow  # four meta-evaluation runs of 6 records x 13 variants x 2 epochs each
