@@ -26,7 +26,7 @@ from instant_server import InstantServer, marks_text, memory_marks
 
 from drive_evals.drivelmm_o1.dataset import ImageOptions, check_files, frame_images
 from drive_evals.drivelmm_o1.images import build_grids
-from drive_evals.drivelmm_o1.records import load_records
+from drive_evals.drivelmm_o1.records import O1Record, load_records
 
 CONNECTIONS = 16
 WARM_TARGET_SECONDS = 1.0
@@ -34,6 +34,13 @@ CACHE_ENV = "DRIVE_EVALS_CACHE"
 REQUESTS_PER_SAMPLE = 2
 """The model's answer and one judge call."""
 T = TypeVar("T")
+
+
+def frame_views(layout: O1Layout) -> tuple[list[O1Record], dict[str, Path], dict[str, list[Path]]]:
+    """The records, their resolved camera files, and each frame's six views in grid order (the grids' input)."""
+    records = load_records(layout.test_file)
+    paths = check_files(records, layout.nuscenes_root, lidar=False)
+    return records, paths, {r.frame: [paths[p] for p in r.images] for r in records}
 
 
 def timed(action: Callable[[], T]) -> tuple[T, float, float]:
@@ -45,9 +52,7 @@ def timed(action: Callable[[], T]) -> tuple[T, float, float]:
 
 def grid_rows(layout: O1Layout, cache: Path) -> tuple[list[list[object]], float]:
     """Cold and warm grid building, serial and parallel; returns the rows and the warm preparation time."""
-    records = load_records(layout.test_file)
-    paths = check_files(records, layout.nuscenes_root, lidar=False)
-    frames = {r.frame: [paths[p] for p in r.images] for r in records}
+    records, paths, frames = frame_views(layout)
     rows: list[list[object]] = []
     cores = os.cpu_count() or 1
     for label, workers in (("serial", 1), (f"parallel ({cores} threads)", cores)):

@@ -24,15 +24,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench_drivelmm import CACHE_ENV, frame_views
 from bench_surds_run import MAX_TOKENS, MODEL, TEMPERATURE
 from common import INSPECT_CACHE_ENV, ensure_evalscope, measure, report, table
 from fullsize_data import bench_dir, ensure_drivelmm, ensure_surds
 from instant_server import FakeRequest, InstantServer, instant_policy
 
 from drive_evals.data import LocalSnapshot
-from drive_evals.drivelmm_o1.dataset import check_files
 from drive_evals.drivelmm_o1.images import build_grids
-from drive_evals.drivelmm_o1.records import load_records
 from drive_evals.surds.dataset import load_surds
 
 LATENCIES = (0.25, 1.0, 2.0)
@@ -48,7 +47,6 @@ RECOMMENDED = ("--no-log-realtime", "--no-log-images")
 HARNESSES = ("defaults", "recommended", "evalscope")
 JUDGE_ROLE = "grader=openai-api/fake/bench-judge"
 """DriveLMM-o1's judge on the same fixed-latency server as the model."""
-GRID_CACHE_ENV = "DRIVE_EVALS_CACHE"
 
 
 class LatencyServer(InstantServer):
@@ -141,14 +139,13 @@ def surds_workload() -> Workload:
 def drivelmm_workload() -> Workload:
     """DriveLMM-o1 with its judge on the same server; the grids are built once, before any cell is timed."""
     layout = ensure_drivelmm()
-    records = load_records(layout.test_file)
-    paths = check_files(records, layout.nuscenes_root, lidar=False)
+    records, _, frames = frame_views(layout)
     cache = bench_dir() / "latency-cache"
-    build_grids({r.frame: [paths[p] for p in r.images] for r in records}, cache / "grids", workers=os.cpu_count() or 1)
+    build_grids(frames, cache / "grids", workers=os.cpu_count() or 1)
     task_args = ["drive_evals/drivelmm_o1", "--model", f"openai-api/fake/{MODEL}", "--model-role", JUDGE_ROLE]
     task_args += ["-T", f"data={layout.test_file}", "-T", f"nuscenes_root={layout.nuscenes_root}"]
     title = "DriveLMM-o1 with its judge"
-    return Workload(title, len(records), 2 * len(records), task_args, {GRID_CACHE_ENV: str(cache)}, layout.test_file)
+    return Workload(title, len(records), 2 * len(records), task_args, {CACHE_ENV: str(cache)}, layout.test_file)
 
 
 WORKLOADS = {"surds": surds_workload, "drivelmm_o1": drivelmm_workload}
