@@ -1,8 +1,9 @@
 """The command-line smoke test of every task: one `inspect eval` command runs all three, as a user types it.
 
 One process for the three tasks, so the fast tier pays Inspect's start-up once: imports were most of a profiled
-SURDS-only command run (Inspect, then the OpenAI and Anthropic SDKs it imports at the first sample). The scores themselves are checked by the in-process
-end-to-end tests; this one checks that each task is found, takes its `-T` values and writes a complete log.
+SURDS-only command run (Inspect, then the OpenAI and Anthropic SDKs it imports at the first sample). The scores
+themselves are checked by the in-process end-to-end tests; this one checks that each task is found, takes its `-T`
+values and writes a complete log.
 """
 
 from __future__ import annotations
