@@ -10,8 +10,9 @@ these calls, and only these:
   (JSONL of `{custom_id, result: {type: succeeded, message}}`).
 
 A batch is processed (and so paid for: every request is admitted and counted like a direct call) when it is
-created; it reports `in_progress` until it has been polled `polls_until_done` times, and not at all while the
-server's `hold_batches` is set, so a test can kill a run whose batches are in flight.
+created; it reports `in_progress` until it has been polled `polls_until_done` times, and forever if it was created
+after the first `complete_first` jobs, so a test can kill a run with some jobs returned (their results downloaded:
+`returned`) and others in flight.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ OPENAI_BATCHES = "/v1/batches"
 ANTHROPIC_BATCHES = "/v1/messages/batches"
 RESULTS_SUFFIX = "/results"
 CONTENT_SUFFIX = "/content"
+OUTPUT_FILE_PREFIX = "file_out_"
 ANSWERED = 200
 
 Answer = Callable[[Dialect, dict[str, Any]], tuple[int, dict[str, Any]]]
@@ -47,6 +49,8 @@ class FakeBatch:
     api: str
     created_at: int
     results: list[dict[str, Any]]
+    keys: list[str]
+    """The prompt key (`FakeRequest.key`) of each request, "" for a malformed one."""
     input_file_id: str = ""
     endpoint: str = ""
     polls: int = 0
@@ -62,16 +66,28 @@ class BatchStore:
     """Files and batch jobs of both APIs, thread-safe."""
 
     polls_until_done: int = 1
-    hold: threading.Event = field(default_factory=threading.Event)
+    complete_first: int | None = None
+    """When set, only the first this many jobs created ever complete; later ones stay in flight."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _files: dict[str, bytes] = field(default_factory=dict)
     _batches: dict[str, FakeBatch] = field(default_factory=dict)
+    _returned: list[str] = field(default_factory=list)
 
     @property
     def batches(self) -> list[FakeBatch]:
         """Every batch job created, in creation order."""
         with self._lock:
             return list(self._batches.values())
+
+    @property
+    def returned(self) -> list[FakeBatch]:
+        """The jobs whose results the client downloaded, in the order it first did."""
+        with self._lock:
+            return [self._batches[batch_id] for batch_id in self._returned]
+
+    def _mark_returned(self, batch_id: str) -> None:
+        if batch_id not in self._returned:
+            self._returned.append(batch_id)
 
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}_{len(self._files) + len(self._batches) + 1:06d}"
@@ -93,9 +109,10 @@ class BatchStore:
             content = self._files.get(str(file_id))
         if content is None:
             raise BadRequest(f"No such File object: {file_id}")
-        results = []
+        results, keys = [], []
         for raw in content.decode().splitlines():
             line = json.loads(raw)
+            keys.append(_prompt_key(openai, line["body"]))
             status, response = answer(openai, line["body"])
             error = None if status == ANSWERED else {"code": status, "message": json.dumps(response)}
             results.append(
@@ -107,7 +124,7 @@ class BatchStore:
                 }
             )
         with self._lock:
-            batch = FakeBatch(self._new_id("batch"), "openai", int(time.time()), results, str(file_id))
+            batch = FakeBatch(self._new_id("batch"), "openai", int(time.time()), results, keys, str(file_id))
             batch.endpoint = str(body.get("endpoint"))
             self._batches[batch.id] = batch
         return self._openai_view(batch)
@@ -118,15 +135,17 @@ class BatchStore:
     def file_content(self, file_id: str) -> bytes:
         with self._lock:
             content = self._files.get(file_id)
-        if content is None:
-            raise KeyError(file_id)
+            if content is None:
+                raise KeyError(file_id)
+            if file_id.startswith(OUTPUT_FILE_PREFIX):
+                self._mark_returned(file_id.removeprefix(OUTPUT_FILE_PREFIX))
         return content
 
     def _openai_view(self, batch: FakeBatch) -> dict[str, Any]:
         output_id = None
         if batch.done:
             with self._lock:
-                output_id = f"file_out_{batch.id}"
+                output_id = f"{OUTPUT_FILE_PREFIX}{batch.id}"
                 if output_id not in self._files:
                     self._files[output_id] = "".join(json.dumps(r) + "\n" for r in batch.results).encode()
         total = len(batch.results)
@@ -154,13 +173,14 @@ class BatchStore:
         requests = body.get("requests")
         if not isinstance(requests, list) or not requests:
             raise BadRequest("requests: Field required")
-        results = []
+        results, keys = [], []
         for item in requests:
+            keys.append(_prompt_key(anthropic, item["params"]))
             status, response = answer(anthropic, item["params"])
             result = {"type": "succeeded", "message": response} if status == ANSWERED else _errored(response)
             results.append({"custom_id": item["custom_id"], "result": result})
         with self._lock:
-            batch = FakeBatch(self._new_id("msgbatch"), "anthropic", int(time.time()), results)
+            batch = FakeBatch(self._new_id("msgbatch"), "anthropic", int(time.time()), results, keys)
             self._batches[batch.id] = batch
         return self._anthropic_view(batch, base_url="")
 
@@ -170,6 +190,7 @@ class BatchStore:
     def anthropic_results(self, batch_id: str) -> bytes:
         with self._lock:
             batch = self._batches[batch_id]
+            self._mark_returned(batch_id)
         return "".join(json.dumps(r) + "\n" for r in batch.results).encode()
 
     def _anthropic_view(self, batch: FakeBatch, base_url: str) -> dict[str, Any]:
@@ -199,10 +220,18 @@ class BatchStore:
     def _poll(self, batch_id: str) -> FakeBatch:
         with self._lock:
             batch = self._batches[batch_id]
-            if not self.hold.is_set():
+            held_back = self.complete_first is not None and list(self._batches).index(batch_id) >= self.complete_first
+            if not held_back:
                 batch.polls += 1
                 batch.done = batch.done or batch.polls >= self.polls_until_done
             return batch
+
+
+def _prompt_key(dialect: Dialect, body: dict[str, Any]) -> str:
+    try:
+        return dialect.parse(body).key
+    except BadRequest:
+        return ""
 
 
 def _failed(line: dict[str, Any]) -> bool:

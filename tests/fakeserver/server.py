@@ -98,7 +98,7 @@ class FakeModelServer:
         self._httpd: _HTTPServer | None = None
         self._serve_thread: threading.Thread | None = None
         self.batch_store = BatchStore()
-        """Files and batch jobs of the batch APIs (`batch_store.batches`; `batch_store.hold` keeps them running)."""
+        """Files and batch jobs of the batch APIs (`batch_store.batches`; `complete_first` keeps later jobs running)."""
 
     def __enter__(self) -> Self:
         return self.start()

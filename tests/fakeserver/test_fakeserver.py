@@ -16,6 +16,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
@@ -506,3 +507,27 @@ def test_stop_ends_a_hanging_request_promptly() -> None:
     caller.join(STOP_BOUND_SECONDS)
     assert not caller.is_alive() and len(errors) == 1
     assert time.monotonic() - started < STOP_BOUND_SECONDS < HANG_SECONDS
+
+
+def test_batches_after_complete_first_stay_in_flight(fake_model_server: FakeModelServer) -> None:
+    """Every job is answered (and counted) at creation; only the first `complete_first` ever end, and a job counts
+    as returned once its results were downloaded."""
+    fake_model_server.policy = fixed_text("B")
+    store = fake_model_server.batch_store
+    store.complete_first = 1
+    client = anthropic.Anthropic(base_url=fake_model_server.anthropic_base_url, api_key=TEST_API_KEY)
+
+    def job(question: str) -> str:
+        messages: list[anthropic.types.MessageParam] = [{"role": "user", "content": question}]
+        params: MessageCreateParamsNonStreaming = {"model": "claude-sonnet-4-6", "max_tokens": 8, "messages": messages}
+        return client.messages.batches.create(requests=[{"custom_id": "only", "params": params}]).id
+
+    first, second = job(QUESTION), job("And the car?")
+    assert sum(counts.received for counts in fake_model_server.counts.values()) == 2, "both jobs paid at creation"
+    assert client.messages.batches.retrieve(first).processing_status == "ended"
+    assert client.messages.batches.retrieve(second).processing_status == "in_progress"
+    assert store.returned == []
+    (result,) = list(client.messages.batches.results(first))
+    assert result.result.type == "succeeded"
+    assert [batch.id for batch in store.returned] == [first]
+    assert [len(batch.keys) for batch in store.batches] == [1, 1] and store.batches[0].keys != store.batches[1].keys

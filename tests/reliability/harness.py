@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,15 @@ def logs_by_task(log_dir: Path) -> dict[str, EvalLog]:
         log = read_eval_log(info)
         logs[log.eval.task] = log
     return logs
+
+
+def samples_on_disk(log_dir: Path) -> int:
+    """Samples in the `.eval` log as written so far (Inspect replaces the file atomically on each flush)."""
+    logs = list(log_dir.glob("*.eval"))
+    if not logs:
+        return 0
+    with zipfile.ZipFile(logs[0]) as archive:
+        return sum(name.startswith("samples/") for name in archive.namelist())
 
 
 # --- comparing runs ---------------------------------------------------------------------------------------------

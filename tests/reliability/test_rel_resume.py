@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -32,6 +31,7 @@ from .harness import (
     every_sample_scored,
     logs_by_task,
     run_cli,
+    samples_on_disk,
 )
 
 pytestmark = pytest.mark.slow  # kills and resumes `inspect` subprocesses
@@ -69,15 +69,6 @@ class Gate:
             self.released.wait(HOLD_LIMIT_SECONDS)
             raise ConnectionAbortedError("held until the client was killed")
         return self.policy(request)
-
-
-def samples_on_disk(log_dir: Path) -> int:
-    """Samples in the `.eval` log as written so far (Inspect replaces the file atomically on each flush)."""
-    logs = list(log_dir.glob("*.eval"))
-    if not logs:
-        return 0
-    with zipfile.ZipFile(logs[0]) as archive:
-        return sum(name.startswith("samples/") for name in archive.namelist())
 
 
 def test_killed_run_resumes_without_asking_finished_samples_again(

@@ -1,9 +1,12 @@
-"""The SURDS solver: every prompt of a unit as its own single-turn request on the same image."""
+"""The SURDS solver: every prompt of a unit as its own single-turn request on the same image, all sent at once."""
 
 from __future__ import annotations
 
+import copy
+
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import collect
 
 from drive_evals.replies import emitted_text, stopped_at_token_limit
 
@@ -18,24 +21,27 @@ TRUNCATED_STORE_KEY = "surds_truncated"
 def answer_each_prompt() -> Solver:
     """Send each prompt of the unit in a fresh conversation: text first, then the image, no system prompt.
 
-    The image is the one Inspect already materialised for the sample's input, so it is encoded once per unit.
-    Both conversations stay in `state.messages` so the viewer shows a pair's answers side by side.
+    A pair's two prompts are independent conversations, so they are asked concurrently rather than one after the
+    other: under `--batch` both go into the same batch window, a run is one round of jobs instead of two, and a
+    unit is finished (and kept by `eval-retry`) as soon as that window returns (docs/batch.md). The image is the
+    one Inspect already materialised for the sample's input, so it is encoded once per unit. Both conversations
+    stay in `state.messages`, in prompt order, so the viewer shows a pair's answers side by side.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         image = _first_image(state.messages)
-        conversations: list[ChatMessage] = []
-        completions: list[str] = []
-        truncated: list[bool] = []
-        for prompt in state.metadata["prompts"]:
-            state.messages = [ChatMessageUser(content=[ContentText(text=prompt), image])]
-            state = await generate(state)
-            conversations.extend(state.messages)
-            completions.append(emitted_text(state.output))
-            truncated.append(stopped_at_token_limit(state.output))
-        state.messages = conversations
-        state.store.set(COMPLETIONS_KEY, completions)
-        state.store.set(TRUNCATED_STORE_KEY, truncated)
+
+        async def ask(prompt: str) -> TaskState:
+            # a shallow copy: its own messages and output, the sample's store, limits and metadata
+            conversation = copy.copy(state)
+            conversation.messages = [ChatMessageUser(content=[ContentText(text=prompt), image])]
+            return await generate(conversation)
+
+        answered = await collect(*(ask(prompt) for prompt in state.metadata["prompts"]))
+        state.messages = [message for conversation in answered for message in conversation.messages]
+        state.output = answered[-1].output
+        state.store.set(COMPLETIONS_KEY, [emitted_text(c.output) for c in answered])
+        state.store.set(TRUNCATED_STORE_KEY, [stopped_at_token_limit(c.output) for c in answered])
         return state
 
     return solve
