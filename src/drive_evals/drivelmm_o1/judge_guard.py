@@ -21,7 +21,7 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from rich.text import Text
 
-from drive_evals.errors import DriveEvalsError, JudgeUnavailableError
+from drive_evals.errors import DriveEvalsError, JudgeUnavailableError, report_at_exit
 
 GRADER_ROLE = "grader"
 DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
@@ -93,6 +93,7 @@ class JudgeBreaker:
                 "are in the log with reason grader_failed: fix the judge, then re-judge them with `inspect score` "
                 "(see README, 'Fail fast')."
             )
+            report_at_exit(self.stopped)  # `--display none` shows no task error: the message must reach stderr
 
     def check(self) -> None:
         """Raise once tripped."""
