@@ -68,6 +68,8 @@ def test_uncaught_error_goes_to_stderr_where_inspects_hook_is(
     captured = capsys.readouterr()
     assert captured.err == "\nx: unknown [bold]value[/bold]\n\n" and captured.out == ""
     assert passed == [other]
+    sys.excepthook(PrerequisiteError, PrerequisiteError("[bold]ERROR[/bold]: no key"), None)  # Inspect's own
+    assert capsys.readouterr().err.strip() == "ERROR: no key", "Inspect's markup is rendered, not printed"
 
 
 def test_stop_reports_print_once_at_exit_under_the_command_line_only(
@@ -175,6 +177,14 @@ def test_missing_judge_key_fails_before_any_sample(tmp_path: Path) -> None:
     )
     assert_short_failure(code, stdout, stderr, tmp_path, "role 'grader'", "No OPENAI_API_KEY")
     assert "[bold]" not in stderr
+
+
+@pytest.mark.slow
+def test_missing_key_of_a_bound_judge_is_on_stderr(tmp_path: Path) -> None:
+    """Inspect's own error (it builds a `--model-role` judge itself), printed on stderr too."""
+    args = ["eval", "drive_evals/drivelmm_o1", "--model", "chance/random", "-T", "data=demo"]
+    code, stdout, stderr = inspect_cli([*args, "--model-role", "grader=openai/gpt-4o-2024-08-06"], tmp_path)
+    assert_short_failure(code, stdout, stderr, tmp_path, "Unable to initialise OpenAI client", "No OPENAI_API_KEY")
 
 
 @pytest.mark.slow

@@ -7,8 +7,9 @@ command line to catch a change in that behaviour.
 
 Inspect's exception hook (installed by its command line, and by `eval()`) prints such a message through its rich
 console: on stdout, and not at all under `--display none`, where a script or CI job would see a failed run and no
-reason. So an uncaught `DriveEvalsError` is printed on stderr, as plain text, instead (`_print_uncaught_on_stderr`),
-in every display mode; and under the command line a run stopped midway (the judge breaker) is reported there too
+reason. So an uncaught `DriveEvalsError` is printed on stderr, as plain text, instead, in every display mode, and
+so is Inspect's own `PrerequisiteError` (a missing key of a judge bound with `--model-role`):
+`route_errors_to_stderr`. Under the command line a run stopped midway (the judge breaker) is reported there too
 when the process exits (`report_at_exit`). `eval()` still raises the error with its message unchanged.
 """
 
@@ -21,6 +22,7 @@ from types import TracebackType
 
 import inspect_ai._util.error as inspect_errors
 from inspect_ai._util.error import PrerequisiteError
+from rich.console import Console
 from rich.markup import escape
 
 
@@ -30,7 +32,7 @@ class DriveEvalsError(PrerequisiteError):
     def __init__(self, message: str) -> None:
         super().__init__(escape(message))  # Inspect prints `.message` with rich: brackets in it are not markup
         self.args = (message,)
-        _print_uncaught_on_stderr()
+        route_errors_to_stderr()
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -85,18 +87,25 @@ def print_on_stderr(message: str) -> None:
     print(f"\n{message}\n", file=sys.stderr, flush=True)
 
 
-def _print_uncaught_on_stderr() -> None:
-    """Where Inspect's exception hook is in place, make it print a `DriveEvalsError` on stderr, once.
+def route_errors_to_stderr() -> None:
+    """Where Inspect's exception hook is in place, make it print a `PrerequisiteError` on stderr, once.
 
-    Called when an error is built, which is before it can reach the hook; other exceptions keep Inspect's hook.
+    Called by `_registry` (Inspect loads it after installing its hook, and before it builds the judge a
+    `--model-role` binds, whose missing key is Inspect's own `PrerequisiteError`) and whenever an error is built.
+    Other exceptions keep Inspect's hook.
     """
     previous = sys.excepthook
     if not inspect_hook_installed() or getattr(previous, "drive_evals", False):
         return
 
     def hook(kind: type[BaseException], error: BaseException, traceback: TracebackType | None) -> None:
+        # Instead of Inspect's console, which prints on stdout and is silenced by `--display none`.
         if isinstance(error, DriveEvalsError):
-            print_on_stderr(str(error))  # instead of Inspect's console, which `--display none` silences
+            print_on_stderr(str(error))
+        elif isinstance(error, PrerequisiteError):  # Inspect's own: its message may be rich markup
+            Console(stderr=True, highlight=False).print(
+                f"\n{error.message}\n" if isinstance(error.message, str) else error.message
+            )
         else:
             previous(kind, error, traceback)
 
