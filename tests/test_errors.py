@@ -1,22 +1,41 @@
-"""Parameter, data and judge errors print one short message through `inspect eval`, exit 1 and write no log."""
+"""Parameter, data and judge errors print one short message on stderr in every display mode, exit 1 and write no
+log; through the Python API they are raised with the same message; a run the judge breaker stops says so on
+stderr too."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import struct
 import subprocess
 import sys
+import termios
+import threading
 from pathlib import Path
+from typing import get_args
 
 import pytest
+from fakeserver import FakeModelServer
+from fakeserver.drive import drive_policy
+from inspect_ai import eval as inspect_eval
+from inspect_ai import eval_set
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.log import list_eval_logs
+from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.util._display import DisplayType
 from inspect_runs import RUNNER
 
+import drive_evals.errors as errors
 from drive_evals.errors import DataValidationError, DriveEvalsError, ParameterError
 
 SHORT_OUTPUT_LINES = 12
 """Before: 200 to 270 lines of traceback. The message alone, wrapped at 80 columns, fits in this."""
 TIMEOUT_SECONDS = 300
+DISPLAYS = get_args(DisplayType)
+"""Every display mode Inspect offers (0.3.285: full, conversation, rich, plain, log, none)."""
+MISSPELT = ["drive_evals/surds", "--model", "chance/random", "-T", "data=demo", "-T", "subset=yaw"]
+MISSPELT_MESSAGE = "unknown parameter 'subset' (did you mean 'subsets'?)"
+TERMINAL_SIZE = (24, 80)
 
 
 def test_errors_are_inspect_prerequisite_errors_with_a_plain_message() -> None:
@@ -32,44 +51,140 @@ def test_data_validation_error_lists_problems() -> None:
     assert isinstance(error, DriveEvalsError)
 
 
-def inspect_cli(args: list[str], tmp_path: Path, **env: str) -> tuple[int, str]:
-    """`inspect <args>` as a user runs it (no API key, no network); returns the exit code and all output."""
+def test_uncaught_error_goes_to_stderr_where_inspects_hook_is(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hook in isolation (the subprocess tests below are the proof): ours print plainly, others pass through."""
+    passed: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, error, traceback: passed.append(error))
+    monkeypatch.setattr(errors.inspect_errors, "_exception_hook_set", False)
+    ParameterError("Inspect not used yet")
+    assert not getattr(sys.excepthook, "drive_evals", False), "without Inspect's hook, Python's stays"
+    monkeypatch.setattr(errors.inspect_errors, "_exception_hook_set", True)
+    error = ParameterError("x: unknown [bold]value[/bold]")
+    other = ValueError("not ours")
+    sys.excepthook(ParameterError, error, None)
+    sys.excepthook(ValueError, other, None)
+    captured = capsys.readouterr()
+    assert captured.err == "\nx: unknown [bold]value[/bold]\n\n" and captured.out == ""
+    assert passed == [other]
+    sys.excepthook(PrerequisiteError, PrerequisiteError("[bold]ERROR[/bold]: no key"), None)  # Inspect's own
+    assert capsys.readouterr().err.strip() == "ERROR: no key", "Inspect's markup is rendered, not printed"
+
+
+def test_stop_reports_print_once_at_exit_under_the_command_line_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registered: list[object] = []
+    monkeypatch.setattr(errors.atexit, "register", registered.append)
+    monkeypatch.setattr(errors, "_EXIT_REPORTS", {})
+    monkeypatch.delitem(sys.modules, "inspect_ai._cli.main", raising=False)
+    errors.report_at_exit("stopped in a script")
+    assert not registered, "through the Python API the returned log carries the message"
+    monkeypatch.setitem(sys.modules, "inspect_ai._cli.main", sys.modules[__name__])
+    for message in ("judge down", "judge down", "judge down again"):
+        errors.report_at_exit(message)
+    assert registered == [errors._print_exit_reports]
+    errors._print_exit_reports()
+    err = capsys.readouterr().err
+    assert err.count("judge down\n") == 1 and err.count("judge down again") == 1
+    assert err.count(errors.STOPPED_RUN_NOTE) == 2
+
+
+def test_eval_and_eval_set_raise_the_same_message(tmp_path: Path) -> None:
+    args = {"data": "demo", "subset": "yaw"}
+    with pytest.raises(ParameterError, match=r"unknown parameter 'subset' \(did you mean 'subsets'\?\)") as raised:
+        inspect_eval("drive_evals/surds", model="chance/random", task_args=args, log_dir=str(tmp_path / "a"))
+    with pytest.raises(ParameterError) as raised_by_set:
+        eval_set("drive_evals/surds", model="chance/random", task_args=args, log_dir=str(tmp_path / "b"))
+    assert str(raised_by_set.value) == str(raised.value)
+
+
+def inspect_cli(args: list[str], tmp_path: Path, display: str = "none", **env: str) -> tuple[int, str, str]:
+    """`inspect <args> --display <display>` as a user runs it (no API key, no network): exit code, stdout, stderr.
+
+    For `full`, stdout is a terminal (a pseudo-terminal), so that Inspect starts its full-screen display as it does
+    for a person at a terminal; stderr stays a pipe, as when a script keeps it.
+    """
     environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environment.update(INSPECT_DISPLAY="plain", NO_COLOR="1", HF_HUB_OFFLINE="1", **env)
-    result = subprocess.run(
-        [sys.executable, str(RUNNER), *args, "--log-dir", str(tmp_path / "logs")],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_SECONDS,
-        env=environment,
-        cwd=tmp_path,
+    environment.update(NO_COLOR="1", HF_HUB_OFFLINE="1", **env)
+    environment.pop("INSPECT_DISPLAY", None)
+    command = [sys.executable, str(RUNNER), *args, "--display", display, "--log-dir", str(tmp_path / "logs")]
+    if display != "full":
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, env=environment, cwd=tmp_path
+        )
+        return result.returncode, result.stdout, result.stderr
+    return _run_on_terminal(command, environment, tmp_path)
+
+
+def _run_on_terminal(command: list[str], environment: dict[str, str], cwd: Path) -> tuple[int, str, str]:
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", *TERMINAL_SIZE, 0, 0))
+    screen: list[bytes] = []
+
+    def drain() -> None:  # a terminal nobody reads fills up and blocks the writer
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed (Linux answers EIO)
+                return
+            if not chunk:
+                return
+            screen.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    environment = {**environment, "TERM": "xterm-256color"}
+    process = subprocess.Popen(
+        command, stdin=follower, stdout=follower, stderr=subprocess.PIPE, env=environment, cwd=cwd, text=True
     )
-    return result.returncode, result.stdout + result.stderr
+    os.close(follower)
+    _, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
+    reader.join(TIMEOUT_SECONDS)
+    os.close(leader)
+    return process.returncode, b"".join(screen).decode(errors="replace"), stderr
 
 
-def assert_short_failure(code: int, output: str, tmp_path: Path, *expected: str) -> None:
-    assert code != 0, output
-    assert "Traceback" not in output and len(output.strip().splitlines()) <= SHORT_OUTPUT_LINES, output
-    flat = " ".join(output.split())
+def assert_short_failure(code: int, stdout: str, stderr: str, tmp_path: Path, *expected: str) -> None:
+    """Exit 1, each expected text once on stderr and not on stdout, no traceback, nothing run."""
+    output = f"stdout:\n{stdout}\nstderr:\n{stderr}"
+    assert code == 1, output
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) <= SHORT_OUTPUT_LINES, output
+    flat = " ".join(stderr.split())
     for text in expected:
-        assert text in flat, output
+        assert flat.count(text) == 1 and text not in " ".join(stdout.split()), output
     assert not list_eval_logs(str(tmp_path / "logs")), "no sample ran, no log was written"
 
 
 @pytest.mark.slow
-def test_misspelt_parameter_fails_at_once(tmp_path: Path) -> None:
-    args = ["eval", "drive_evals/surds", "--model", "chance/random", "-T", "data=demo", "-T", "subset=yaw"]
-    code, output = inspect_cli(args, tmp_path)
-    assert_short_failure(code, output, tmp_path, "unknown parameter 'subset' (did you mean 'subsets'?)")
+@pytest.mark.parametrize("display", DISPLAYS)
+def test_misspelt_parameter_is_on_stderr_in_every_display_mode(display: str, tmp_path: Path) -> None:
+    code, stdout, stderr = inspect_cli(["eval", *MISSPELT], tmp_path, display)
+    assert_short_failure(code, stdout, stderr, tmp_path, MISSPELT_MESSAGE)
+
+
+@pytest.mark.slow
+def test_eval_set_prints_the_error_on_stderr(tmp_path: Path) -> None:
+    code, stdout, stderr = inspect_cli(["eval-set", *MISSPELT], tmp_path)
+    assert_short_failure(code, stdout, stderr, tmp_path, MISSPELT_MESSAGE)
 
 
 @pytest.mark.slow
 def test_missing_judge_key_fails_before_any_sample(tmp_path: Path) -> None:
-    code, output = inspect_cli(
+    code, stdout, stderr = inspect_cli(
         ["eval", "drive_evals/drivelmm_o1", "--model", "chance/random", "-T", "data=demo"], tmp_path
     )
-    assert_short_failure(code, output, tmp_path, "role 'grader'", "OPENAI_API_KEY")
-    assert "[bold]" not in output
+    assert_short_failure(code, stdout, stderr, tmp_path, "role 'grader'", "No OPENAI_API_KEY")
+    assert "[bold]" not in stderr
+
+
+@pytest.mark.slow
+def test_missing_key_of_a_bound_judge_is_on_stderr(tmp_path: Path) -> None:
+    """Inspect's own error (it builds a `--model-role` judge itself), printed on stderr too."""
+    args = ["eval", "drive_evals/drivelmm_o1", "--model", "chance/random", "-T", "data=demo"]
+    code, stdout, stderr = inspect_cli([*args, "--model-role", "grader=openai/gpt-4o-2024-08-06"], tmp_path)
+    assert_short_failure(code, stdout, stderr, tmp_path, "Unable to initialise OpenAI client", "No OPENAI_API_KEY")
 
 
 @pytest.mark.slow
@@ -77,7 +192,30 @@ def test_data_error_is_short(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / "validation").mkdir(parents=True)
     (data / "validation" / "metadata.jsonl").write_text("not json\n")
-    code, output = inspect_cli(
+    code, stdout, stderr = inspect_cli(
         ["eval", "drive_evals/surds", "--model", "chance/random", "-T", f"data={data}"], tmp_path
     )
-    assert_short_failure(code, output, tmp_path, "1 problem(s) in", "invalid JSON")
+    assert_short_failure(code, stdout, stderr, tmp_path, "1 problem(s) in", "invalid JSON")
+
+
+@pytest.mark.slow
+def test_judge_breaker_stop_is_on_stderr_with_display_none(tmp_path: Path) -> None:
+    """The model's key is accepted, the judge's (another service name, so another key) refused with a 401.
+
+    `inspect eval` exits 0, as Inspect does for every task that fails once started; the log says `error`.
+    """
+    good = "sk-breaker-good"
+    with FakeModelServer(policy=drive_policy("correct"), api_keys={good}) as server:
+        env = {"OPENAI_BASE_URL": server.openai_base_url, "JUDGE_BASE_URL": server.openai_base_url}
+        env |= {"DRIVE_EVALS_CACHE": str(tmp_path / "derived"), "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
+        args = ["eval", "drive_evals/drivelmm_o1", "--model", "openai/gpt-4o-2024-08-06", "-T", "data=demo"]
+        args += ["--model-role", "grader=openai-api/judge/gpt-4o-mini-2024-07-18", "-T", "judge_error_limit=2"]
+        code, stdout, stderr = inspect_cli(
+            [*args, "--max-samples", "1"], tmp_path, **env, OPENAI_API_KEY=good, JUDGE_API_KEY="sk-refused"
+        )
+    assert code == 0 and stdout == "", f"stdout:\n{stdout}\nstderr:\n{stderr}"
+    flat = " ".join(stderr.split())
+    assert flat.count("Run stopped: 2 consecutive calls to the judge") == 1, stderr
+    assert "The log's status is 'error'" in flat
+    [log] = list_eval_logs(str(tmp_path / "logs"))
+    assert read_eval_log(log, header_only=True).status == "error"

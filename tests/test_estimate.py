@@ -186,3 +186,20 @@ def test_cli_refuses_an_unknown_rule_and_half_a_price(capsys: pytest.CaptureFixt
     assert "--image-rule" in capsys.readouterr().err
     assert main(["estimate", "surds", "--model", "openai/gpt-4o", "--price-in", "1", "-T", "data=demo"]) == 1
     assert "give both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("model", "says"),
+    [
+        ("foo/bar", "unknown provider 'foo'; the providers are: "),
+        ("opnai/gpt-4o", "unknown provider 'opnai' (did you mean 'openai'?)"),
+        ("gpt-4o", "a model is named <provider>/<model>"),
+    ],
+)
+def test_cli_answers_a_wrong_model_name_with_the_providers(
+    model: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["estimate", "surds", "--model", model, "--image-rule", "openai-tiles", "-T", "data=demo"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"drive-evals estimate: --model {model}: ") and says in err, err
+    assert "Traceback" not in err and all(p in err for p in ("anthropic, ", "google, ", "openai, ", "chance, "))

@@ -113,11 +113,16 @@ def _estimate(args: argparse.Namespace) -> int:
     from drive_evals.errors import DriveEvalsError
     from drive_evals.estimate import estimate, format_estimate, parse_task_args
     from drive_evals.image_tokens import RULES, rule_for_model
+    from drive_evals.model_names import check_model_name
 
     rule = RULES[args.image_rule] if args.image_rule else rule_for_model(args.model)
     try:
+        check_model_name(args.model)
         if rule is None:
-            raise ValueError(f"--model {args.model}: its image token rule is unknown; choose one with --image-rule")
+            raise ValueError(
+                f"--model {args.model}: its image token rule is unknown; choose one with --image-rule "
+                f"({', '.join(sorted(RULES))})"
+            )
         if args.judges < 1 or args.epochs < 1:
             raise ValueError("--judges and --epochs must be at least 1")
         prices = _price_pair(args.price_in, args.price_out, "--price-in/--price-out")

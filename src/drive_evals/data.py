@@ -25,6 +25,9 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 DOWNLOAD_WORKERS = 8
 """Parallel file downloads from a hub: enough to hide per-file latency without tripping rate limits."""
+HUB_PROBE_TIMEOUT_SECONDS = 10.0
+"""How long the one request that checks the hub is reachable may take. Without it, an offline machine spends
+about 25 s in huggingface_hub's five retries (logged twice each) before the first download gives up."""
 
 
 def demo_dir(benchmark: str) -> Path:
@@ -73,6 +76,8 @@ class HubSnapshot:
     revision: str | None
     root: Path = field(default=Path())
     commit: str | None = None
+    unused_local: Path | None = None
+    """The local reading of the `data` value, a directory that does not exist (None when it said `hf:`)."""
 
     def fetch(self, files: Sequence[str]) -> None:
         from huggingface_hub import hf_hub_download
@@ -81,6 +86,8 @@ class HubSnapshot:
         missing = [name for name in dict.fromkeys(files) if self.commit is None or not (self.root / name).is_file()]
         if not missing:
             return
+        if self.commit is None:
+            self._check_reachable(missing[0])
 
         def download(name: str) -> Path:
             return Path(hf_hub_download(self.repo_id, name, repo_type="dataset", revision=self.commit or self.revision))
@@ -96,7 +103,33 @@ class HubSnapshot:
                     bar.update()
                 bar.close()
         except Exception as error:
-            raise DataSourceError(_offline_hint(self.repo_id, self.revision, missing, error)) from error
+            raise DataSourceError(
+                self._both_readings() + _offline_hint(self.repo_id, self.revision, missing, error)
+            ) from error
+
+    def _check_reachable(self, file: str) -> None:
+        """One request for `file`'s metadata, no retries: any HTTP answer means the hub is there (the download then
+        reports a missing repository or file); no answer at all fails now, in seconds, naming both readings."""
+        from huggingface_hub import constants, hf_hub_url
+        from huggingface_hub.utils import get_session
+
+        if constants.HF_HUB_OFFLINE:
+            return  # no request is made: the download reads the local cache and says what it lacks
+        url = hf_hub_url(self.repo_id, file, repo_type="dataset", revision=self.revision)
+        try:
+            get_session().head(url, timeout=HUB_PROBE_TIMEOUT_SECONDS)
+        except Exception as error:
+            raise DataSourceError(
+                f"{self._both_readings()}The Hugging Face hub ({constants.ENDPOINT}) cannot be reached to read "
+                f"'{self.repo_id}' as a dataset id: {type(error).__name__}: {error}. "
+                f"To work offline: copy the dataset to this machine (`hf download {self.repo_id} --repo-type dataset "
+                "--local-dir DIR` where there is network) and pass `-T data=DIR`."
+            ) from error
+
+    def _both_readings(self) -> str:
+        if self.unused_local is None:
+            return ""
+        return f"There is no local directory {self.unused_local} ({self.unused_local.absolute()}). "
 
     def provenance(self) -> dict[str, Any]:
         return {"source": "huggingface", "repo_id": self.repo_id, "revision": self.revision, "commit": self.commit}
@@ -162,7 +195,7 @@ def open_snapshot(data: str, benchmark: str, revision: str | None = None) -> Sna
         return LocalSnapshot(local.resolve(), source="local")
     repo_id = data.removeprefix(HF_PREFIX)
     if _REPO_ID.match(repo_id) and not local.exists():
-        return HubSnapshot(repo_id, revision)
+        return HubSnapshot(repo_id, revision, unused_local=None if data.startswith(HF_PREFIX) else local)
     raise ParameterError(
         f"data={data!r} is not '{DEMO}', a '{MODELSCOPE_PREFIX}<owner>/<name>' id, a Hugging Face dataset id "
         "'<owner>/<name>', or an existing directory"

@@ -91,6 +91,7 @@ def test_missing_key_fails_before_any_sample(task: str, tmp_path: Path, no_opena
     message = str(raised.value)
     assert f"role 'grader', model {DEFAULT_GRADER} (the default" in message
     assert "OPENAI_API_KEY" in message and "[bold]" not in message
+    assert ("-T judge=false" in message) == (task == O1), "only drivelmm_o1 has a `judge` parameter"
     assert not list_eval_logs(str(tmp_path / "logs")), "no log: nothing ran"
 
 

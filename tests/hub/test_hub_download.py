@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from fakehub import COMMIT, FakeHub, serve
-from inspect_runs import TIMEOUT_SECONDS, only_log, run_inspect
+from inspect_runs import RUNNER, TIMEOUT_SECONDS, only_log, run_inspect
 
 from drive_evals.data import demo_dir
 from drive_evals.surds.records import METADATA_FILE, load_metadata
@@ -18,6 +19,10 @@ from drive_evals.surds.units import build_units
 pytestmark = pytest.mark.slow  # `inspect` and Python subprocesses against the fake hub
 
 REPO = "someone/SURDS_fake"
+LOOKALIKE = "mydata/SURDS_eval"
+"""A `data` value that reads as a local path and as a hub id; no such directory exists in the test's folder."""
+SHORT_ERROR_LINES = 8
+"""The one message, with Inspect's blank lines around it; before: 57 lines of doubled retry warnings first."""
 
 
 def hub_env(tmp_path: Path, hub: FakeHub) -> dict[str, str]:
@@ -62,6 +67,48 @@ def test_unreachable_file_names_the_dataset_and_offline_route(tmp_path: Path) ->
         assert "DataSourceError" in result.stderr
         assert "someone/SURDS_fake" in result.stderr and "-T data=DIR" in result.stderr
         assert METADATA_FILE in result.stderr
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on: a connection there is refused at once, like an unreachable hub."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def lookalike_error(tmp_path: Path, endpoint: str) -> str:
+    """`inspect eval ... -T data=mydata/SURDS_eval` from a folder without that directory; returns stderr."""
+    env = {**os.environ, "HF_ENDPOINT": endpoint, "HF_HOME": str(tmp_path / "hf"), "NO_COLOR": "1"}
+    env.pop("HF_HUB_OFFLINE", None)
+    args = ["eval", "drive_evals/surds", "--model", "chance/random", "-T", f"data={LOOKALIKE}", "--display", "none"]
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), *args, "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=TIMEOUT_SECONDS,
+    )
+    assert result.returncode == 1 and not result.stdout, result.stdout + result.stderr
+    assert "Retr" not in result.stderr, "no retries: they cost about 25 s offline"
+    assert len(result.stderr.strip().splitlines()) <= SHORT_ERROR_LINES, result.stderr
+    return " ".join(result.stderr.split())
+
+
+def test_lookalike_path_with_the_hub_unreachable_names_both_readings(tmp_path: Path) -> None:
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    message = lookalike_error(tmp_path, endpoint)
+    assert f"There is no local directory {LOOKALIKE} ({tmp_path / LOOKALIKE})." in message
+    assert f"The Hugging Face hub ({endpoint}) cannot be reached to read '{LOOKALIKE}' as a dataset id" in message
+    assert message.count("ConnectError") == 1 and "-T data=DIR" in message
+
+
+def test_lookalike_path_with_no_such_dataset_names_both_readings(tmp_path: Path) -> None:
+    """The hub answers, but has no such dataset: the local reading is named before the hub's answer."""
+    with serve(FakeHub(REPO, demo_dir("surds"))) as hub:
+        message = lookalike_error(tmp_path, hub.url)
+    assert message.startswith(f"There is no local directory {LOOKALIKE} ({tmp_path / LOOKALIKE}).")
+    assert f"Could not download validation/metadata.jsonl from the Hugging Face dataset '{LOOKALIKE}'" in message
 
 
 def test_drivelmm_o1_test_file_from_the_hub(tmp_path: Path) -> None:

@@ -60,6 +60,12 @@ def test_missing_field_and_bad_json() -> None:
     assert message.startswith("4 problem(s)")
 
 
+def test_bad_json_names_the_column_once() -> None:
+    with pytest.raises(DataValidationError) as caught:
+        parse_metadata_lines(['{"file_name": "a.jpg", "descs": ["unterminated'], "meta.jsonl")
+    assert "meta.jsonl:1: invalid JSON (Unterminated string starting at: column 34)" in str(caught.value)
+
+
 def test_nan_rejected() -> None:
     line = mutated().replace('"depths": [5.0', '"depths": [NaN')
     assert "field 'depths': object 0: expected a finite number, got nan" in problems([SINGLE, line])

@@ -21,7 +21,7 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from rich.text import Text
 
-from drive_evals.errors import DriveEvalsError, JudgeUnavailableError
+from drive_evals.errors import DriveEvalsError, JudgeUnavailableError, report_at_exit
 
 GRADER_ROLE = "grader"
 DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
@@ -30,6 +30,8 @@ GPT-4o: bind `--model-role grader=openai/gpt-4o-2024-08-06` to follow the text).
 DEFAULT_JUDGE_ERROR_LIMIT = 10
 """Consecutive judge API errors that stop a run. Inspect has already retried each call (5xx, 429, timeouts), so
 an error that reaches the scorer is rarely transient; ten in a row is a broken key, model name or account."""
+JUDGE_OFF_ADVICE = "Pass -T judge=false to score MCQ accuracy only."
+"""The way around a missing judge for `drivelmm_o1`; a task that cannot run without one passes its own advice."""
 
 
 def graders() -> list[Model]:
@@ -42,8 +44,9 @@ def graders() -> list[Model]:
     return [get_model(role=GRADER_ROLE, default=DEFAULT_GRADER)]
 
 
-def preflight_graders() -> list[str]:
-    """Resolve the `grader` role now, as the scorer will; raise `JudgeUnavailableError` naming role, model and why.
+def preflight_graders(advice: str = JUDGE_OFF_ADVICE) -> list[str]:
+    """Resolve the `grader` role now, as the scorer will; raise `JudgeUnavailableError` naming role, model and why,
+    then `advice` (what the task offers instead).
 
     Models bound with `--model-role` were already built by Inspect when the run started (a missing key fails
     there, with Inspect's message); this catches the default judge, which is only built on first use.
@@ -56,7 +59,7 @@ def preflight_graders() -> list[str]:
         how = " (the default; bind another with --model-role grader=<provider>/<model>)" if bound is None else ""
         raise JudgeUnavailableError(
             f"The judge cannot be used, so no sample was run: role '{GRADER_ROLE}', model {model}{how}: "
-            f"{plain_reason(error)}. Pass -T judge=false to score MCQ accuracy only."
+            f"{plain_reason(error)}. {advice}"
         ) from error
 
 
@@ -93,6 +96,7 @@ class JudgeBreaker:
                 "are in the log with reason grader_failed: fix the judge, then re-judge them with `inspect score` "
                 "(see README, 'Fail fast')."
             )
+            report_at_exit(self.stopped)  # `--display none` shows no task error: the message must reach stderr
 
     def check(self) -> None:
         """Raise once tripped."""

@@ -39,6 +39,7 @@ from drive_evals.params import optional_text, reject_unknown, text, whole
 from drive_evals.viewer import sample_list_view
 
 SCORER_NAME = "judge_meta_scorer"
+JUDGE_NEEDED_ADVICE = "This task evaluates the judge, so it cannot run without one: give it its key or bind another."
 TASK_VERSION = 1
 """Bumped by any change that can move a reported number; see the README changelog."""
 DEFAULT_RECORDS = 50
@@ -176,7 +177,7 @@ def drivelmm_o1_judge(
     records = whole("records", records, 1)
     judge_attempts = whole("judge_attempts", judge_attempts, 1)
     breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
-    judges = preflight_graders()
+    judges = preflight_graders(JUDGE_NEEDED_ADVICE)
     if len(judges) != 1:
         raise ParameterError(f"bind one judge to the grader role (got {len(judges)}): judges are checked singly")
     test_file, provenance = resolve_test_file(data, revision)

@@ -237,6 +237,13 @@ def csv_rows(breakdown: Breakdown) -> list[dict[str, Any]]:
     ]
 
 
+PAIRED_CSV_COLUMNS = (
+    *("a", "b", "dimension", "level", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
+    *("ci_low", "ci_high", "p_value", "p_exact"),
+)
+"""The columns of `paired_csv_rows`, named so that a report with one model still writes its header."""
+
+
 def paired_csv_rows(breakdown: Breakdown) -> list[dict[str, Any]]:
     return [
         {

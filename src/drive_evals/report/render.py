@@ -133,6 +133,6 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], leading: Sequence[str]
     empty file still has its header)."""
     columns = list(dict.fromkeys([*leading, *(key for row in rows for key in row)]))
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")  # the csv module's default is \r\n
         writer.writeheader()
         writer.writerows(rows)

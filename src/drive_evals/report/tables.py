@@ -240,6 +240,13 @@ def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
     return rows
 
 
+COMPARISON_CSV_COLUMNS = (
+    *("kind", "a", "b", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
+    *("ci_low", "ci_high", "p_value", "p_exact", "p_holm"),
+)
+"""The columns of `comparison_csv_rows`, named so that a report with no pair still writes its header."""
+
+
 def comparison_csv_rows(comparisons: list[Comparison], kind: str) -> list[dict[str, Any]]:
     return [
         {

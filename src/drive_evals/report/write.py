@@ -13,6 +13,7 @@ from drive_evals.errors import DriveEvalsError
 from drive_evals.report.benchmarks import BENCHMARKS
 from drive_evals.report.breakdown import (
     CSV_COLUMNS,
+    PAIRED_CSV_COLUMNS,
     Breakdown,
     build_breakdown,
     levels_table,
@@ -26,6 +27,7 @@ from drive_evals.report.plots import score_plot
 from drive_evals.report.render import Plot, Section, html_page, markdown, write_csv
 from drive_evals.report.runs import Run, load_runs
 from drive_evals.report.tables import (
+    COMPARISON_CSV_COLUMNS,
     comparison_csv_rows,
     comparisons_table,
     runs_table,
@@ -83,11 +85,11 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
         write_csv(csv_files[-1], score_csv_rows(view))
         csv_files.append(out / f"{key}-paired.csv")
         paired = comparison_csv_rows(view.comparisons, "models") + comparison_csv_rows(view.blind_gaps, "blind")
-        write_csv(csv_files[-1], paired)
+        write_csv(csv_files[-1], paired, COMPARISON_CSV_COLUMNS)
         csv_files.append(out / f"{key}-breakdown.csv")
         write_csv(csv_files[-1], breakdown_csv_rows(breakdowns[key]), CSV_COLUMNS)
         csv_files.append(out / f"{key}-breakdown-paired.csv")
-        write_csv(csv_files[-1], paired_csv_rows(breakdowns[key]))
+        write_csv(csv_files[-1], paired_csv_rows(breakdowns[key]), PAIRED_CSV_COLUMNS)
     csv_files.append(out / ALL_METRICS_NAME)
     write_csv(csv_files[-1], _all_metrics(views))
     images = []

@@ -231,7 +231,8 @@ def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> l
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as error:
-            problems.append(f"{source}:{line_number}: invalid JSON ({error.msg} at column {error.colno})")
+            # `msg` may end in "at" ("Unterminated string starting at"): the column follows as in Python's own message
+            problems.append(f"{source}:{line_number}: invalid JSON ({error.msg}: column {error.colno})")
             continue
         parsed = parse_record(raw, line_number, source)
         if isinstance(parsed, list):

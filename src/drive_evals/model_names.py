@@ -1,0 +1,38 @@
+"""Model names as Inspect resolves them (`<provider>/<model>`), so that a mistyped `--model` given to a
+drive-evals command is answered with the valid providers instead of Inspect's traceback at run time."""
+
+from __future__ import annotations
+
+import difflib
+
+from drive_evals.errors import ParameterError
+
+
+def model_providers() -> list[str]:
+    """The providers `--model <provider>/<model>` accepts in this environment: Inspect's and installed packages'.
+
+    Read from Inspect's registry (private in 0.3.285, `inspect_ai._util.registry`), which is what `get_model`
+    itself searches.
+    """
+    import inspect_ai.model._providers.providers  # noqa: F401  (registers Inspect's own providers)
+    from inspect_ai._util.entrypoints import ensure_entry_points
+    from inspect_ai._util.registry import registry_find, registry_unqualified_name
+
+    ensure_entry_points()
+    return sorted({registry_unqualified_name(p) for p in registry_find(lambda info: info.type == "modelapi")})
+
+
+def check_model_name(model: str, option: str = "--model") -> None:
+    """Raise `ParameterError` unless `model` is `<provider>/<model>` with a provider Inspect knows."""
+    provider, slash, name = model.partition("/")
+    providers = model_providers()
+    listed = ", ".join(providers)
+    if not slash or not provider or not name:
+        raise ParameterError(
+            f"{option} {model}: a model is named <provider>/<model> (for example openai/gpt-4o); "
+            f"the providers are: {listed}"
+        )
+    if provider not in providers:
+        close = difflib.get_close_matches(provider, providers, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise ParameterError(f"{option} {model}: unknown provider '{provider}'{hint}; the providers are: {listed}")
