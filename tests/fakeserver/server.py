@@ -1,6 +1,6 @@
-"""An in-process HTTP server that answers like the OpenAI and Anthropic APIs, for offline tests.
+"""An in-process HTTP server that answers like the OpenAI, Anthropic and Gemini APIs, for offline tests.
 
-It lets tests drive Inspect's real `openai/`, `openai-api/` and `anthropic/` providers (real SDKs, image
+It lets tests drive Inspect's real `openai/`, `openai-api/`, `anthropic/` and `google/` providers (real SDKs, image
 encoding, retries, timeouts) against a scripted model, with faults injected on a deterministic schedule.
 """
 
@@ -30,8 +30,9 @@ from .batches import (
 )
 from .dialect import Dialect, SseEvent
 from .faults import Fault, FaultPlan, InjectedFault
+from .gemini_api import GeminiGenerate, gemini_route
 from .openai_api import OpenAIChat
-from .policies import Policy, echo
+from .policies import Reply, ThinkingPolicy, as_reply, echo
 from .records import BadRequest, FakeRequest, cut_to_limit
 
 HOST = "127.0.0.1"
@@ -51,6 +52,7 @@ IDLE_CONNECTION_SECONDS = 10.0
 SERVE_POLL_SECONDS = 0.05
 STOP_JOIN_SECONDS = 5.0
 INVALID_JSON = "{this is not json"
+GEMINI_KEY_HEADER = "x-goog-api-key"
 
 logger = logging.getLogger(__name__)
 
@@ -74,14 +76,17 @@ class Rejection:
 
 
 class FakeModelServer:
-    """OpenAI- and Anthropic-compatible server on 127.0.0.1 with a random free port.
+    """OpenAI-, Anthropic- and Gemini-compatible server on 127.0.0.1 with a random free port.
 
     Use as a context manager. `policy` and `fault_plan` may be replaced while it runs. `counts`, `requests`,
     `injected` and `rejections` are thread-safe snapshots.
     """
 
     def __init__(
-        self, policy: Policy = echo, fault_plan: FaultPlan | None = None, api_keys: Collection[str] | None = None
+        self,
+        policy: ThinkingPolicy = echo,
+        fault_plan: FaultPlan | None = None,
+        api_keys: Collection[str] | None = None,
     ) -> None:
         self.policy = policy
         self.fault_plan = fault_plan or FaultPlan()
@@ -149,6 +154,11 @@ class FakeModelServer:
         """Base URL for the `anthropic` SDK and Inspect's `anthropic/` provider (the SDK adds `/v1`)."""
         return self.url
 
+    @property
+    def gemini_base_url(self) -> str:
+        """Base URL for the `google-genai` SDK and Inspect's `google/` provider (the SDK adds `/v1/models/...`)."""
+        return self.url
+
     def client_env(self, api_key: str = TEST_API_KEY) -> dict[str, str]:
         """Environment variables that point every supported provider at this server with `api_key`."""
         service = OPENAI_API_SERVICE.upper()
@@ -159,6 +169,8 @@ class FakeModelServer:
             f"{service}_BASE_URL": self.openai_base_url,
             "ANTHROPIC_API_KEY": api_key,
             "ANTHROPIC_BASE_URL": self.anthropic_base_url,
+            "GOOGLE_API_KEY": api_key,
+            "GOOGLE_BASE_URL": self.gemini_base_url,
         }
 
     @property
@@ -224,12 +236,21 @@ class FakeModelServer:
         if fault is not None:
             status = fault.status or 500
             return status, dialect.error_body(status, f"Injected {fault.fault.value} (HTTP {status})")
-        try:
-            text = self.policy(request)
-        except Exception as ex:
-            return 400, dialect.error_body(400, f"fake server policy raised {type(ex).__name__}: {ex}")
+        reply = self.reply(dialect, request)
+        if isinstance(reply, str):
+            return 400, dialect.error_body(400, reply)
         self._record_answered(request.key)
-        return 200, dialect.response_body(request, text, self._next_response_id())
+        return 200, dialect.response_body(request, reply.text, self._next_response_id(), thought=reply.thought)
+
+    def reply(self, dialect: Dialect, request: FakeRequest) -> Reply | str:
+        """The policy's reply, or the 400 message when the policy fails or answers what `dialect` cannot serve."""
+        try:
+            reply = as_reply(self.policy(request))
+        except Exception as ex:  # a failing test policy must fail the client call, not hang its retries
+            return f"fake server policy raised {type(ex).__name__}: {ex}"
+        if reply.thought is not None and not isinstance(dialect, GeminiGenerate):
+            return f"fake server policy returned a thought, which only the Gemini API serves (not {dialect.api})"
+        return reply
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -306,7 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path in (OPENAI_FILES, OPENAI_BATCHES, ANTHROPIC_BATCHES):
             self._batch_post(path)
             return
-        dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path)
+        dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path) or gemini_route(path)
         if dialect is None:
             self._read_body()
             self._not_found()
@@ -316,9 +337,9 @@ class _Handler(BaseHTTPRequestHandler):
             key = self._api_key()
             accepted = self.server.owner.api_keys
             if not key:
-                self._reject(dialect, 401, "No API key provided")
+                self._reject(dialect, dialect.missing_key_status, "No API key provided")
             elif accepted is not None and key not in accepted:
-                self._reject(dialect, 401, dialect.invalid_key_message(key))
+                self._reject(dialect, dialect.invalid_key_status, dialect.invalid_key_message(key))
             elif path == COUNT_TOKENS_PATH:
                 self._send_json(200, ANTHROPIC.count_tokens_body(body))
             else:
@@ -349,22 +370,24 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None:
             self._serve_fault(dialect, request, fault)
             return
-        try:
-            text = owner.policy(request)
-        except Exception as ex:  # a failing test policy must fail the client call, not hang its retries
-            self._reject(dialect, 400, f"fake server policy raised {type(ex).__name__}: {ex}")
+        reply = owner.reply(dialect, request)
+        if isinstance(reply, str):
+            self._reject(dialect, 400, reply)
             return
         owner._record_answered(request.key)
         # As the real APIs do, a reply longer than `max_tokens` is cut there and reported as stopped at the limit.
-        text, cut = cut_to_limit(text, request.config.max_tokens)
-        self._respond(dialect, request, text, cut)
+        text, cut = cut_to_limit(reply.text, request.config.max_tokens)
+        self._respond(dialect, request, text, cut, reply.thought)
 
-    def _respond(self, dialect: Dialect, request: FakeRequest, text: str | None, cut: bool = False) -> None:
+    def _respond(
+        self, dialect: Dialect, request: FakeRequest, text: str | None, cut: bool = False, thought: str | None = None
+    ) -> None:
         response_id = self.server.owner._next_response_id()
         if request.config.stream:
-            self._send_stream([e.encode() for e in dialect.stream_events(request, text, response_id, cut)])
+            events = dialect.stream_events(request, text, response_id, cut, thought)
+            self._send_stream([e.encode() for e in events])
         else:
-            self._send_json(200, dialect.response_body(request, text, response_id, cut))
+            self._send_json(200, dialect.response_body(request, text, response_id, cut, thought))
 
     def _serve_fault(self, dialect: Dialect, request: FakeRequest, fault: InjectedFault) -> None:
         plan = self.server.owner.fault_plan
@@ -388,12 +411,13 @@ class _Handler(BaseHTTPRequestHandler):
         """A 200 whose JSON is cut in half or not JSON; a stream breaks in its second event."""
         response_id = self.server.owner._next_response_id()
         if request.config.stream:
-            first, second, *_ = dialect.stream_events(request, "", response_id)
+            # The second event breaks; an empty Gemini reply is one event, and that one breaks.
+            *head, second = dialect.stream_events(request, "", response_id)[:2]
             if truncated:
                 broken = second.encode()[: len(second.encode()) // 2]
             else:
                 broken = SseEvent(second.name, INVALID_JSON).encode()
-            self._send_stream([first.encode(), broken])
+            self._send_stream([*(event.encode() for event in head), broken])
         else:
             payload = json.dumps(dialect.response_body(request, "", response_id)).encode()
             self._send_bytes(200, payload[: len(payload) // 2] if truncated else INVALID_JSON.encode())
@@ -405,13 +429,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _not_found(self) -> None:
         path = self.path.split("?", 1)[0]
         message = NOT_FOUND_HINTS.get(path, f"Unknown request URL: {self.command} {path}")
-        dialect: Dialect = ANTHROPIC if self.headers.get("anthropic-version") else OPENAI
+        dialect: Dialect = OPENAI
+        if self.headers.get("anthropic-version"):
+            dialect = ANTHROPIC
+        elif self.headers.get(GEMINI_KEY_HEADER):
+            dialect = GeminiGenerate()
         self._reject(dialect, 404, message)
 
     def _api_key(self) -> str:
-        """The key from `Authorization: Bearer <key>` (OpenAI) or `x-api-key` (Anthropic)."""
-        bearer = self.headers.get("authorization") or ""
-        return bearer.removeprefix("Bearer ").strip() or (self.headers.get("x-api-key") or "").strip()
+        """The key from `Authorization: Bearer <key>` (OpenAI), `x-api-key` (Anthropic) or `x-goog-api-key`."""
+        bearer = (self.headers.get("authorization") or "").removeprefix("Bearer ").strip()
+        return bearer or (self.headers.get("x-api-key") or self.headers.get(GEMINI_KEY_HEADER) or "").strip()
 
     def _read_body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("content-length") or 0))
