@@ -33,9 +33,12 @@ from .records import (
     require,
 )
 
-ROUTE = re.compile(
-    r"^/(?P<version>v1|v1beta)/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
-)
+VERSION = r"(?:v1|v1beta)"
+ROUTE = re.compile(rf"^/{VERSION}/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$")
+BATCH_ROUTE = re.compile(rf"^/{VERSION}/models/(?P<model>[^/:]+):batchGenerateContent$")
+UPLOAD_ROUTE = re.compile(rf"^/upload/{VERSION}/files$")
+BATCH_GET_ROUTE = re.compile(rf"^/{VERSION}/batches/(?P<id>[^/:]+)$")
+DOWNLOAD_ROUTE = re.compile(rf"^(?:/download)?/{VERSION}/files/(?P<id>[^/:]+):download$")
 STREAM_METHOD = "streamGenerateContent"
 STREAM_CHUNK_CHARS = 16
 STATUS_NAMES = {
@@ -81,8 +84,8 @@ class GeminiGenerate:
             require(isinstance(content, dict), f"* GenerateContentRequest.contents[{index}]: must be an object")
             if content.get("role", "user") == "user":
                 last_user = content
-        system = _texts((body.get("systemInstruction") or {}).get("parts"))
-        generation = body.get("generationConfig") or {}
+        system = _texts((_field(body, "systemInstruction") or {}).get("parts"))
+        generation = _field(body, "generationConfig") or {}
         texts, images, order = _user_parts(last_user.get("parts") if last_user else None)
         return FakeRequest(
             api=self.api,
@@ -93,7 +96,7 @@ class GeminiGenerate:
             part_order=order,
             config=RequestConfig(
                 temperature=generation.get("temperature"),
-                max_tokens=generation.get("maxOutputTokens"),
+                max_tokens=_field(generation, "maxOutputTokens"),
                 response_format=_response_format(generation),
                 stream=self.stream,
             ),
@@ -132,6 +135,14 @@ class GeminiGenerate:
         return {"error": {"code": status, "message": message, "status": STATUS_NAMES.get(status, "UNKNOWN")}}
 
 
+def _field(message: dict[str, Any], name: str) -> Any:
+    """A field by its JSON name or its proto name (`maxOutputTokens` or `max_output_tokens`): the API takes both,
+    and batch request lines are the SDK's snake_case dump."""
+    if name in message:
+        return message[name]
+    return message.get(re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower())
+
+
 def _texts(parts: Any) -> list[str]:
     if not isinstance(parts, list):
         return []
@@ -147,8 +158,8 @@ def _user_parts(parts: Any) -> tuple[list[str], list[DecodedImage], list[PartKin
         if isinstance(part.get("text"), str):
             texts.append(part["text"])
             order.append("text")
-        elif "inlineData" in part:
-            images.append(_inline_image(part["inlineData"], index))
+        elif (blob := _field(part, "inlineData")) is not None:
+            images.append(_inline_image(blob, index))
             order.append("image")
     return texts, images, order
 
@@ -156,7 +167,7 @@ def _user_parts(parts: Any) -> tuple[list[str], list[DecodedImage], list[PartKin
 def _inline_image(blob: Any, index: int) -> DecodedImage:
     where = f"* contents.parts[{index}].inline_data"
     require(isinstance(blob, dict), f"{where}: must be an object")
-    mime_type = blob.get("mime_type", blob.get("mimeType"))
+    mime_type = _field(blob, "mimeType")
     if mime_type not in MIME_TYPE_FORMATS:
         raise BadRequest(f"{where}.mime_type: unsupported MIME type {mime_type!r}")
     try:
@@ -175,7 +186,7 @@ def _inline_image(blob: Any, index: int) -> DecodedImage:
 def _response_format(generation: dict[str, Any]) -> dict[str, Any] | None:
     """Structured-output settings as sent (MIME type and schema), or None without them."""
     keys = ("responseMimeType", "responseJsonSchema", "responseSchema")
-    settings = {key: generation[key] for key in keys if key in generation}
+    settings = {key: _field(generation, key) for key in keys if _field(generation, key) is not None}
     return settings or None
 
 

@@ -13,6 +13,7 @@ import logging
 import socket
 import struct
 import threading
+import urllib.parse
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,7 +31,7 @@ from .batches import (
 )
 from .dialect import Dialect, SseEvent
 from .faults import Fault, FaultPlan, InjectedFault
-from .gemini_api import GeminiGenerate, gemini_route
+from .gemini_api import BATCH_GET_ROUTE, BATCH_ROUTE, DOWNLOAD_ROUTE, UPLOAD_ROUTE, GeminiGenerate, gemini_route
 from .openai_api import OpenAIChat
 from .policies import Reply, ThinkingPolicy, as_reply, echo
 from .records import BadRequest, FakeRequest, cut_to_limit
@@ -53,6 +54,8 @@ SERVE_POLL_SECONDS = 0.05
 STOP_JOIN_SECONDS = 5.0
 INVALID_JSON = "{this is not json"
 GEMINI_KEY_HEADER = "x-goog-api-key"
+GEMINI_UPLOAD_SIZE_HEADER = "x-goog-upload-header-content-length"
+GEMINI_UPLOAD_QUERY = "upload_id"
 
 logger = logging.getLogger(__name__)
 
@@ -305,8 +308,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         store = self.server.owner.batch_store
+        # Gemini's `GET /v1/batches/{id}` is OpenAI's path too: the client's key header tells them apart.
+        gemini = bool(self.headers.get(GEMINI_KEY_HEADER))
         try:
-            if path.startswith(ANTHROPIC_BATCHES + "/") and path.endswith(RESULTS_SUFFIX):
+            if gemini and (gemini_batch := BATCH_GET_ROUTE.match(path)):
+                self._send_json(200, store.gemini_batch(gemini_batch["id"]))
+            elif gemini and (gemini_file := DOWNLOAD_ROUTE.match(path)):
+                self._send_bytes(200, store.file_content(gemini_file["id"]))
+            elif path.startswith(ANTHROPIC_BATCHES + "/") and path.endswith(RESULTS_SUFFIX):
                 batch_id = path.removeprefix(ANTHROPIC_BATCHES + "/").removesuffix(RESULTS_SUFFIX)
                 self._send_bytes(200, store.anthropic_results(batch_id))
             elif path.startswith(ANTHROPIC_BATCHES + "/"):
@@ -326,6 +335,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path in (OPENAI_FILES, OPENAI_BATCHES, ANTHROPIC_BATCHES):
             self._batch_post(path)
+            return
+        if UPLOAD_ROUTE.match(path) or BATCH_ROUTE.match(path):
+            self._gemini_batch_post(path)
             return
         dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path) or gemini_route(path)
         if dialect is None:
@@ -363,6 +375,34 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(200, store.create_anthropic_batch(self._read_json(), ANTHROPIC, owner.answer))
         except BadRequest as ex:
             self._reject(dialect, 400, str(ex))
+
+    def _gemini_batch_post(self, path: str) -> None:
+        """A resumable upload (start, then the bytes at the session URL) or a batch job of an uploaded file."""
+        owner = self.server.owner
+        store = owner.batch_store
+        gemini = GeminiGenerate()
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        try:
+            if GEMINI_UPLOAD_QUERY in query:
+                file = store.finish_gemini_upload(query[GEMINI_UPLOAD_QUERY][0], self._read_body())
+                self._send_json(200, file, {"X-Goog-Upload-Status": "final"})
+            elif not self._api_key():
+                self._read_body()
+                self._reject(gemini, gemini.missing_key_status, "No API key provided")
+            elif UPLOAD_ROUTE.match(path):
+                self._read_body()  # the file's metadata
+                upload_id = store.start_gemini_upload(int(self.headers.get(GEMINI_UPLOAD_SIZE_HEADER) or 0))
+                upload_url = f"{owner.url}{path}?{GEMINI_UPLOAD_QUERY}={upload_id}"
+                self._send_json(200, {}, {"X-Goog-Upload-URL": upload_url, "X-Goog-Upload-Status": "active"})
+            else:
+                match = BATCH_ROUTE.match(path)
+                assert match is not None
+                model = match["model"]
+                self._send_json(
+                    200, store.create_gemini_batch(model, self._read_json(), GeminiGenerate(model), owner.answer)
+                )
+        except BadRequest as ex:
+            self._reject(gemini, 400, str(ex))
 
     def _generate(self, dialect: Dialect, request: FakeRequest) -> None:
         owner = self.server.owner
