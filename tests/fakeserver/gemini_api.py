@@ -121,11 +121,11 @@ class GeminiGenerate:
             )
         chunks.extend(_candidate([{"text": part}]) for part in text_chunks(text, STREAM_CHUNK_CHARS))
         chunks[-1]["finishReason"] = _finish_reason(cut)
-        usage = _usage(request, text, thought)
-        # As the API does, each chunk reports the usage so far; the last one the full count.
+        # Only the last chunk carries the usage (the API sends running counts; the SDK keeps the last one).
+        usages: list[dict[str, int] | None] = [None] * (len(chunks) - 1) + [_usage(request, text, thought)]
         return [
-            SseEvent(None, json.dumps(_response(request, response_id, [chunk], usage if last else None)))
-            for last, chunk in ((index == len(chunks) - 1, chunk) for index, chunk in enumerate(chunks))
+            SseEvent(None, json.dumps(_response(request, response_id, [chunk], usage)))
+            for chunk, usage in zip(chunks, usages, strict=True)
         ]
 
     def invalid_key_message(self, key: str) -> str:

@@ -327,10 +327,18 @@ def test_gemini_sdk_generate_content(fake_model_server: FakeModelServer, tmp_pat
 
 
 def test_gemini_sdk_streaming(fake_model_server: FakeModelServer) -> None:
-    text = "a reply long enough to arrive in several stream chunks"
+    """The thought streams first, in `thought: true` parts, then the text; the last chunk has the usage."""
+    text, thought = "a reply long enough to arrive in several stream chunks", "first some thinking to stream"
+    fake_model_server.policy = lambda request: Reply(text=text, thought=thought)
     client = gemini_client(fake_model_server)
-    chunks = list(client.models.generate_content_stream(model="gemini-2.0-flash", contents=text))
-    assert len(chunks) > 2 and "".join(chunk.text or "" for chunk in chunks) == text
+    chunks = list(client.models.generate_content_stream(model="gemini-2.0-flash", contents="go"))
+    candidates = [candidate for chunk in chunks for candidate in chunk.candidates or []]
+    parts = [part for candidate in candidates if candidate.content for part in candidate.content.parts or []]
+    assert "".join(part.text or "" for part in parts if part.thought) == thought
+    assert "".join(part.text or "" for part in parts if not part.thought) == text
+    thinking = [bool(part.thought) for part in parts]
+    assert thinking == sorted(thinking, reverse=True), "thought parts first"
+    assert len(chunks) > 4 and candidates[-1].finish_reason == genai_types.FinishReason.STOP
     assert chunks[-1].usage_metadata is not None and chunks[0].usage_metadata is None
     assert fake_model_server.requests[0].config.stream
 
