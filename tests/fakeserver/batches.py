@@ -276,7 +276,8 @@ def _gemini_file(file_id: str, size: int) -> dict[str, Any]:
 
 
 def _gemini_output(batch: FakeBatch) -> str:
-    return f"{batch.id}-output"
+    """The id of a finished job's results file, named as OpenAI's are (`file_out_<batch id>`)."""
+    return f"file_out_{batch.id}"
 
 
 def _gemini_batch_view(batch: FakeBatch) -> dict[str, Any]:
