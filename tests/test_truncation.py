@@ -1,7 +1,8 @@
 """Completions cut by the output token limit: reason `truncated`, `truncated_rate`, and the end-of-run warning.
 
 The fake server cuts a reply longer than `max_tokens` as the real APIs do (OpenAI `finish_reason: "length"`,
-Anthropic `stop_reason: "max_tokens"`), so these runs go through Inspect's real `openai/` and `anthropic/` clients.
+Anthropic `stop_reason: "max_tokens"`, Gemini `finishReason: MAX_TOKENS`), so these runs go through Inspect's real
+`openai/`, `anthropic/` and `google/` clients.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from drive_evals.truncation import TRUNCATED_REASON, truncation, truncation_warn
 
 OPENAI_MODEL = "openai/gpt-4o-mini"
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
+GEMINI_MODEL = "google/gemini-2.0-flash"
 SURDS_SCORER = "surds_scorer"
 O1_SCORER = "drivelmm_o1_scorer"
 MAX_TOKENS = 64
@@ -94,6 +96,8 @@ def runs_away(request: FakeRequest) -> bool:
 
 
 def base_url(server: FakeModelServer, model: str) -> str:
+    if model.startswith("google/"):
+        return server.gemini_base_url
     return server.anthropic_base_url if model.startswith("anthropic/") else server.openai_base_url
 
 
@@ -113,7 +117,7 @@ def run_surds(server: FakeModelServer, model: str, tmp_path: Path) -> EvalLog:
     return log
 
 
-@pytest.mark.parametrize("model", [OPENAI_MODEL, ANTHROPIC_MODEL])
+@pytest.mark.parametrize("model", [OPENAI_MODEL, ANTHROPIC_MODEL, GEMINI_MODEL])
 def test_surds_truncated_units(
     fake_model_server: FakeModelServer, tmp_path: Path, caplog: pytest.LogCaptureFixture, model: str
 ) -> None:

@@ -39,6 +39,8 @@ class AnthropicMessages:
     """Messages request parsing and response bodies."""
 
     api: ApiName = "anthropic"
+    missing_key_status = 401
+    invalid_key_status = 401
 
     def parse(self, body: dict[str, Any]) -> FakeRequest:
         if not isinstance(body.get("max_tokens"), int):
@@ -50,7 +52,7 @@ class AnthropicMessages:
         return {"input_tokens": prompt_tokens(self._parse(body))}
 
     def response_body(
-        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> dict[str, Any]:
         content = [] if text is None else [{"type": "text", "text": text}]
         return {
@@ -59,7 +61,7 @@ class AnthropicMessages:
         }
 
     def stream_events(
-        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> list[SseEvent]:
         def event(name: str, **fields: Any) -> SseEvent:
             return SseEvent(name, json.dumps({"type": name, **fields}))

@@ -5,6 +5,11 @@ these calls, and only these:
 - OpenAI: `POST /v1/files` (multipart, purpose=batch, a JSONL of `{custom_id, method, url, body}` lines), `POST
   /v1/batches` (input_file_id, endpoint, completion_window), `GET /v1/batches/{id}` until the status is final,
   then `GET /v1/files/{output_file_id}/content` (JSONL of `{custom_id, response: {status_code, body}, error}`).
+- Gemini (google-genai): a resumable upload of the JSONL (`POST /upload/v1/files` with `X-Goog-Upload-Command:
+  start`, answered with an `x-goog-upload-url`, then one `upload, finalize` POST of the bytes there), `POST
+  /v1/models/{model}:batchGenerateContent` (`batch.inputConfig.fileName`), `GET /v1/batches/{id}` until
+  `metadata.state` is final, then `GET /download/v1/files/{id}:download?alt=media` (JSONL of `{key, response}` or
+  `{key, error}`). The request lines are the SDK's snake_case dump of `GenerateContentRequest`.
 - Anthropic: `POST /v1/messages/batches` (`requests: [{custom_id, params}]`), `GET /v1/messages/batches/{id}`
   until `processing_status` is `ended`, then the SDK's `results()`: the batch again and `GET` its `results_url`
   (JSONL of `{custom_id, result: {type: succeeded, message}}`).
@@ -36,6 +41,9 @@ RESULTS_SUFFIX = "/results"
 CONTENT_SUFFIX = "/content"
 OUTPUT_FILE_PREFIX = "file_out_"
 ANSWERED = 200
+GEMINI_FILE_PREFIX = "files/"
+GEMINI_BATCH_PREFIX = "batches/"
+GEMINI_BATCH_TYPE = "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch"
 
 Answer = Callable[[Dialect, dict[str, Any]], tuple[int, dict[str, Any]]]
 """Answer one request body as a direct call would: (HTTP status, response or error body)."""
@@ -72,6 +80,8 @@ class BatchStore:
     _files: dict[str, bytes] = field(default_factory=dict)
     _batches: dict[str, FakeBatch] = field(default_factory=dict)
     _returned: list[str] = field(default_factory=list)
+    _uploads: dict[str, int] = field(default_factory=dict)
+    """Gemini upload sessions started and not yet finalised: id -> the size announced."""
 
     @property
     def batches(self) -> list[FakeBatch]:
@@ -215,6 +225,54 @@ class BatchStore:
             "results_url": f"{base_url}{ANTHROPIC_BATCHES}/{batch.id}{RESULTS_SUFFIX}" if batch.done else None,
         }
 
+    # --- Gemini ---------------------------------------------------------------------------------------------
+
+    def start_gemini_upload(self, announced_size: int) -> str:
+        """Open a resumable upload session; its id goes into the upload URL."""
+        with self._lock:
+            upload_id = self._new_id("upload")
+            self._uploads[upload_id] = announced_size
+        return upload_id
+
+    def finish_gemini_upload(self, upload_id: str, content: bytes) -> dict[str, Any]:
+        """Store the bytes of a whole upload (sent in one `upload, finalize` request) as a file."""
+        with self._lock:
+            announced = self._uploads.pop(upload_id, None)
+            if announced is None:
+                raise BadRequest(f"No upload session {upload_id}")
+            if announced != len(content):
+                raise BadRequest(f"Upload of {len(content)} bytes, {announced} announced")
+            file_id = self._new_id("file")
+            self._files[file_id] = content
+        return {"file": _gemini_file(file_id, len(content))}
+
+    def create_gemini_batch(self, model: str, body: dict[str, Any], gemini: Dialect, answer: Answer) -> dict[str, Any]:
+        file_name = str(((body.get("batch") or {}).get("inputConfig") or {}).get("fileName", ""))
+        with self._lock:
+            content = self._files.get(file_name.removeprefix(GEMINI_FILE_PREFIX))
+        if content is None:
+            raise BadRequest(f"* GenerateContentBatch.input_config: file {file_name!r} not found")
+        results = []
+        keys = []
+        for raw in content.decode().splitlines():
+            line = json.loads(raw)
+            keys.append(_prompt_key(gemini, line["request"]))
+            status, response = answer(gemini, line["request"])
+            outcome = {"response": response} if status == ANSWERED else {"error": response["error"]}
+            results.append({"key": line["key"], **outcome})
+        with self._lock:
+            batch = FakeBatch(self._new_id("gbatch"), "gemini", int(time.time()), results, keys, file_name)
+            batch.endpoint = model
+            self._batches[batch.id] = batch
+        return _gemini_batch_view(batch)
+
+    def gemini_batch(self, batch_id: str) -> dict[str, Any]:
+        batch = self._poll(batch_id)
+        if batch.done:
+            with self._lock:
+                self._files.setdefault(_gemini_output(batch), _jsonl(batch.results))
+        return _gemini_batch_view(batch)
+
     # --- shared ---------------------------------------------------------------------------------------------
 
     def _poll(self, batch_id: str) -> FakeBatch:
@@ -234,10 +292,49 @@ def _prompt_key(dialect: Dialect, body: dict[str, Any]) -> str:
         return ""
 
 
+def _jsonl(lines: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def _gemini_file(file_id: str, size: int) -> dict[str, Any]:
+    return {
+        "name": GEMINI_FILE_PREFIX + file_id,
+        "mimeType": "application/jsonl",
+        "sizeBytes": str(size),
+        "state": "ACTIVE",
+        "source": "UPLOADED",
+    }
+
+
+def _gemini_output(batch: FakeBatch) -> str:
+    """The id of a finished job's results file, named as OpenAI's are (`file_out_<batch id>`)."""
+    return f"{OUTPUT_FILE_PREFIX}{batch.id}"
+
+
+def _gemini_batch_view(batch: FakeBatch) -> dict[str, Any]:
+    """A batch as an operation: Google returns it so from `batchGenerateContent` and `batches.get` alike."""
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created_at))
+    metadata: dict[str, Any] = {
+        "@type": GEMINI_BATCH_TYPE,
+        "model": f"models/{batch.endpoint}",
+        "displayName": batch.id,
+        "inputConfig": {"fileName": batch.input_file_id},
+        "createTime": created,
+        "updateTime": created,
+        "state": "BATCH_STATE_SUCCEEDED" if batch.done else "BATCH_STATE_RUNNING",
+        "name": GEMINI_BATCH_PREFIX + batch.id,
+    }
+    if batch.done:
+        metadata["output"] = {"responsesFile": GEMINI_FILE_PREFIX + _gemini_output(batch)}
+    return {"name": GEMINI_BATCH_PREFIX + batch.id, "metadata": metadata, "done": batch.done}
+
+
 def _failed(line: dict[str, Any]) -> bool:
     if "error" in line:
         return line["error"] is not None
-    return bool(line["result"]["type"] != "succeeded")
+    if "result" in line:
+        return bool(line["result"]["type"] != "succeeded")
+    return False  # a Gemini line with its response
 
 
 def _errored(response: dict[str, Any]) -> dict[str, Any]:

@@ -27,20 +27,25 @@ class Dialect(Protocol):
     """Parsing and response shapes of one provider API."""
 
     api: ApiName
+    missing_key_status: int
+    """The HTTP status of a request without an API key."""
+    invalid_key_status: int
+    """The HTTP status of a request with a key the server does not accept."""
 
     def parse(self, body: dict[str, Any]) -> FakeRequest:
         """Normalise a generation request; raise `BadRequest` where the real API answers 400."""
         ...
 
     def response_body(
-        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> dict[str, Any]:
         """A complete non-streaming response; `text=None` gives a response with no output; `cut` reports that
-        the text stopped at `max_tokens`."""
+        the text stopped at `max_tokens`; `thought` is the model's thinking (only Gemini serves it: the server
+        refuses a thought for the other APIs before asking for a body)."""
         ...
 
     def stream_events(
-        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> list[SseEvent]:
         """The events of a streaming response, as the real API sends them."""
         ...

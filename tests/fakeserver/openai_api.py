@@ -30,6 +30,8 @@ class OpenAIChat:
     """Chat Completions request parsing and response bodies."""
 
     api: ApiName = "openai"
+    missing_key_status = 401
+    invalid_key_status = 401
 
     def parse(self, body: dict[str, Any]) -> FakeRequest:
         model = body.get("model")
@@ -64,7 +66,7 @@ class OpenAIChat:
         )
 
     def response_body(
-        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> dict[str, Any]:
         choices = [] if text is None else [_choice(text, _finish_reason(cut))]
         return {
@@ -74,7 +76,7 @@ class OpenAIChat:
         }
 
     def stream_events(
-        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False
+        self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> list[SseEvent]:
         def chunk(choices: list[dict[str, Any]], **extra: Any) -> SseEvent:
             body = {**_envelope(request, response_id, "chat.completion.chunk"), "choices": choices, **extra}

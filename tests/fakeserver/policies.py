@@ -1,12 +1,32 @@
-"""Policies: what the fake model answers. A test passes any `(FakeRequest) -> str` callable."""
+"""Policies: what the fake model answers. A test passes any `(FakeRequest) -> str` (or `-> str | Reply`) callable."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .records import FakeRequest
 
+
+@dataclass(frozen=True)
+class Reply:
+    """A reply with the model's thinking beside its text: Gemini serves `thought` as a `thought: true` part.
+
+    Only the Gemini API has that channel here; the server refuses a `Reply` with a thought on the others (400).
+    """
+
+    text: str
+    thought: str | None = None
+
+
 Policy = Callable[[FakeRequest], str]
+ThinkingPolicy = Callable[[FakeRequest], "str | Reply"]
+"""A policy that may also think (answer with a `Reply`); what `FakeModelServer.policy` accepts."""
+
+
+def as_reply(answer: str | Reply) -> Reply:
+    """A policy's answer as a `Reply` (a plain string has no thought)."""
+    return answer if isinstance(answer, Reply) else Reply(answer)
 
 
 def fixed_text(text: str) -> Policy:

@@ -1,6 +1,6 @@
-"""An in-process HTTP server that answers like the OpenAI and Anthropic APIs, for offline tests.
+"""An in-process HTTP server that answers like the OpenAI, Anthropic and Gemini APIs, for offline tests.
 
-It lets tests drive Inspect's real `openai/`, `openai-api/` and `anthropic/` providers (real SDKs, image
+It lets tests drive Inspect's real `openai/`, `openai-api/`, `anthropic/` and `google/` providers (real SDKs, image
 encoding, retries, timeouts) against a scripted model, with faults injected on a deterministic schedule.
 """
 
@@ -13,6 +13,7 @@ import logging
 import socket
 import struct
 import threading
+import urllib.parse
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,8 +31,9 @@ from .batches import (
 )
 from .dialect import Dialect, SseEvent
 from .faults import Fault, FaultPlan, InjectedFault
+from .gemini_api import BATCH_GET_ROUTE, BATCH_ROUTE, DOWNLOAD_ROUTE, UPLOAD_ROUTE, GeminiGenerate, gemini_route
 from .openai_api import OpenAIChat
-from .policies import Policy, echo
+from .policies import Reply, ThinkingPolicy, as_reply, echo
 from .records import BadRequest, FakeRequest, cut_to_limit
 
 HOST = "127.0.0.1"
@@ -51,6 +53,9 @@ IDLE_CONNECTION_SECONDS = 10.0
 SERVE_POLL_SECONDS = 0.05
 STOP_JOIN_SECONDS = 5.0
 INVALID_JSON = "{this is not json"
+GEMINI_KEY_HEADER = "x-goog-api-key"
+GEMINI_UPLOAD_SIZE_HEADER = "x-goog-upload-header-content-length"
+GEMINI_UPLOAD_QUERY = "upload_id"
 
 logger = logging.getLogger(__name__)
 
@@ -74,14 +79,17 @@ class Rejection:
 
 
 class FakeModelServer:
-    """OpenAI- and Anthropic-compatible server on 127.0.0.1 with a random free port.
+    """OpenAI-, Anthropic- and Gemini-compatible server on 127.0.0.1 with a random free port.
 
     Use as a context manager. `policy` and `fault_plan` may be replaced while it runs. `counts`, `requests`,
     `injected` and `rejections` are thread-safe snapshots.
     """
 
     def __init__(
-        self, policy: Policy = echo, fault_plan: FaultPlan | None = None, api_keys: Collection[str] | None = None
+        self,
+        policy: ThinkingPolicy = echo,
+        fault_plan: FaultPlan | None = None,
+        api_keys: Collection[str] | None = None,
     ) -> None:
         self.policy = policy
         self.fault_plan = fault_plan or FaultPlan()
@@ -149,6 +157,11 @@ class FakeModelServer:
         """Base URL for the `anthropic` SDK and Inspect's `anthropic/` provider (the SDK adds `/v1`)."""
         return self.url
 
+    @property
+    def gemini_base_url(self) -> str:
+        """Base URL for the `google-genai` SDK and Inspect's `google/` provider (the SDK adds `/v1/models/...`)."""
+        return self.url
+
     def client_env(self, api_key: str = TEST_API_KEY) -> dict[str, str]:
         """Environment variables that point every supported provider at this server with `api_key`."""
         service = OPENAI_API_SERVICE.upper()
@@ -159,6 +172,8 @@ class FakeModelServer:
             f"{service}_BASE_URL": self.openai_base_url,
             "ANTHROPIC_API_KEY": api_key,
             "ANTHROPIC_BASE_URL": self.anthropic_base_url,
+            "GOOGLE_API_KEY": api_key,
+            "GOOGLE_BASE_URL": self.gemini_base_url,
         }
 
     @property
@@ -224,12 +239,21 @@ class FakeModelServer:
         if fault is not None:
             status = fault.status or 500
             return status, dialect.error_body(status, f"Injected {fault.fault.value} (HTTP {status})")
-        try:
-            text = self.policy(request)
-        except Exception as ex:
-            return 400, dialect.error_body(400, f"fake server policy raised {type(ex).__name__}: {ex}")
+        reply = self.reply(dialect, request)
+        if isinstance(reply, str):
+            return 400, dialect.error_body(400, reply)
         self._record_answered(request.key)
-        return 200, dialect.response_body(request, text, self._next_response_id())
+        return 200, dialect.response_body(request, reply.text, self._next_response_id(), thought=reply.thought)
+
+    def reply(self, dialect: Dialect, request: FakeRequest) -> Reply | str:
+        """The policy's reply, or the 400 message when the policy fails or answers what `dialect` cannot serve."""
+        try:
+            reply = as_reply(self.policy(request))
+        except Exception as ex:  # a failing test policy must fail the client call, not hang its retries
+            return f"fake server policy raised {type(ex).__name__}: {ex}"
+        if reply.thought is not None and not isinstance(dialect, GeminiGenerate):
+            return f"fake server policy returned a thought, which only the Gemini API serves (not {dialect.api})"
+        return reply
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -284,8 +308,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         store = self.server.owner.batch_store
+        # Gemini's `GET /v1/batches/{id}` is OpenAI's path too: the client's key header tells them apart.
+        gemini = bool(self.headers.get(GEMINI_KEY_HEADER))
         try:
-            if path.startswith(ANTHROPIC_BATCHES + "/") and path.endswith(RESULTS_SUFFIX):
+            if gemini and (gemini_batch := BATCH_GET_ROUTE.match(path)):
+                self._send_json(200, store.gemini_batch(gemini_batch["id"]))
+            elif gemini and (gemini_file := DOWNLOAD_ROUTE.match(path)):
+                self._send_bytes(200, store.file_content(gemini_file["id"]))
+            elif path.startswith(ANTHROPIC_BATCHES + "/") and path.endswith(RESULTS_SUFFIX):
                 batch_id = path.removeprefix(ANTHROPIC_BATCHES + "/").removesuffix(RESULTS_SUFFIX)
                 self._send_bytes(200, store.anthropic_results(batch_id))
             elif path.startswith(ANTHROPIC_BATCHES + "/"):
@@ -306,7 +336,10 @@ class _Handler(BaseHTTPRequestHandler):
         if path in (OPENAI_FILES, OPENAI_BATCHES, ANTHROPIC_BATCHES):
             self._batch_post(path)
             return
-        dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path)
+        if UPLOAD_ROUTE.match(path) or BATCH_ROUTE.match(path):
+            self._gemini_batch_post(path)
+            return
+        dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path) or gemini_route(path)
         if dialect is None:
             self._read_body()
             self._not_found()
@@ -316,9 +349,9 @@ class _Handler(BaseHTTPRequestHandler):
             key = self._api_key()
             accepted = self.server.owner.api_keys
             if not key:
-                self._reject(dialect, 401, "No API key provided")
+                self._reject(dialect, dialect.missing_key_status, "No API key provided")
             elif accepted is not None and key not in accepted:
-                self._reject(dialect, 401, dialect.invalid_key_message(key))
+                self._reject(dialect, dialect.invalid_key_status, dialect.invalid_key_message(key))
             elif path == COUNT_TOKENS_PATH:
                 self._send_json(200, ANTHROPIC.count_tokens_body(body))
             else:
@@ -343,28 +376,58 @@ class _Handler(BaseHTTPRequestHandler):
         except BadRequest as ex:
             self._reject(dialect, 400, str(ex))
 
+    def _gemini_batch_post(self, path: str) -> None:
+        """A resumable upload (start, then the bytes at the session URL) or a batch job of an uploaded file."""
+        owner = self.server.owner
+        store = owner.batch_store
+        gemini = GeminiGenerate()
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        try:
+            if GEMINI_UPLOAD_QUERY in query:
+                file = store.finish_gemini_upload(query[GEMINI_UPLOAD_QUERY][0], self._read_body())
+                self._send_json(200, file, {"X-Goog-Upload-Status": "final"})
+            elif not self._api_key():
+                self._read_body()
+                self._reject(gemini, gemini.missing_key_status, "No API key provided")
+            elif UPLOAD_ROUTE.match(path):
+                self._read_body()  # the file's metadata
+                upload_id = store.start_gemini_upload(int(self.headers.get(GEMINI_UPLOAD_SIZE_HEADER) or 0))
+                upload_url = f"{owner.url}{path}?{GEMINI_UPLOAD_QUERY}={upload_id}"
+                self._send_json(200, {}, {"X-Goog-Upload-URL": upload_url, "X-Goog-Upload-Status": "active"})
+            else:
+                match = BATCH_ROUTE.match(path)
+                assert match is not None
+                model = match["model"]
+                self._send_json(
+                    200, store.create_gemini_batch(model, self._read_json(), GeminiGenerate(model), owner.answer)
+                )
+        except BadRequest as ex:
+            self._reject(gemini, 400, str(ex))
+
     def _generate(self, dialect: Dialect, request: FakeRequest) -> None:
         owner = self.server.owner
         fault = owner._admit(request)
         if fault is not None:
             self._serve_fault(dialect, request, fault)
             return
-        try:
-            text = owner.policy(request)
-        except Exception as ex:  # a failing test policy must fail the client call, not hang its retries
-            self._reject(dialect, 400, f"fake server policy raised {type(ex).__name__}: {ex}")
+        reply = owner.reply(dialect, request)
+        if isinstance(reply, str):
+            self._reject(dialect, 400, reply)
             return
         owner._record_answered(request.key)
         # As the real APIs do, a reply longer than `max_tokens` is cut there and reported as stopped at the limit.
-        text, cut = cut_to_limit(text, request.config.max_tokens)
-        self._respond(dialect, request, text, cut)
+        text, cut = cut_to_limit(reply.text, request.config.max_tokens)
+        self._respond(dialect, request, text, cut, reply.thought)
 
-    def _respond(self, dialect: Dialect, request: FakeRequest, text: str | None, cut: bool = False) -> None:
+    def _respond(
+        self, dialect: Dialect, request: FakeRequest, text: str | None, cut: bool = False, thought: str | None = None
+    ) -> None:
         response_id = self.server.owner._next_response_id()
         if request.config.stream:
-            self._send_stream([e.encode() for e in dialect.stream_events(request, text, response_id, cut)])
+            events = dialect.stream_events(request, text, response_id, cut, thought)
+            self._send_stream([e.encode() for e in events])
         else:
-            self._send_json(200, dialect.response_body(request, text, response_id, cut))
+            self._send_json(200, dialect.response_body(request, text, response_id, cut, thought))
 
     def _serve_fault(self, dialect: Dialect, request: FakeRequest, fault: InjectedFault) -> None:
         plan = self.server.owner.fault_plan
@@ -388,12 +451,13 @@ class _Handler(BaseHTTPRequestHandler):
         """A 200 whose JSON is cut in half or not JSON; a stream breaks in its second event."""
         response_id = self.server.owner._next_response_id()
         if request.config.stream:
-            first, second, *_ = dialect.stream_events(request, "", response_id)
+            # The second event breaks; an empty Gemini reply is one event, and that one breaks.
+            *head, second = dialect.stream_events(request, "", response_id)[:2]
             if truncated:
                 broken = second.encode()[: len(second.encode()) // 2]
             else:
                 broken = SseEvent(second.name, INVALID_JSON).encode()
-            self._send_stream([first.encode(), broken])
+            self._send_stream([*(event.encode() for event in head), broken])
         else:
             payload = json.dumps(dialect.response_body(request, "", response_id)).encode()
             self._send_bytes(200, payload[: len(payload) // 2] if truncated else INVALID_JSON.encode())
@@ -405,13 +469,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _not_found(self) -> None:
         path = self.path.split("?", 1)[0]
         message = NOT_FOUND_HINTS.get(path, f"Unknown request URL: {self.command} {path}")
-        dialect: Dialect = ANTHROPIC if self.headers.get("anthropic-version") else OPENAI
+        dialect: Dialect = OPENAI
+        if self.headers.get("anthropic-version"):
+            dialect = ANTHROPIC
+        elif self.headers.get(GEMINI_KEY_HEADER):
+            dialect = GeminiGenerate()
         self._reject(dialect, 404, message)
 
     def _api_key(self) -> str:
-        """The key from `Authorization: Bearer <key>` (OpenAI) or `x-api-key` (Anthropic)."""
-        bearer = self.headers.get("authorization") or ""
-        return bearer.removeprefix("Bearer ").strip() or (self.headers.get("x-api-key") or "").strip()
+        """The key from `Authorization: Bearer <key>` (OpenAI), `x-api-key` (Anthropic) or `x-goog-api-key`."""
+        bearer = (self.headers.get("authorization") or "").removeprefix("Bearer ").strip()
+        return bearer or (self.headers.get("x-api-key") or self.headers.get(GEMINI_KEY_HEADER) or "").strip()
 
     def _read_body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("content-length") or 0))

@@ -17,6 +17,9 @@ import anthropic
 import openai
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
@@ -41,6 +44,7 @@ from . import (
     Fault,
     FaultPlan,
     PromptCounts,
+    Reply,
     echo,
     fixed_text,
 )
@@ -48,6 +52,7 @@ from . import (
 OPENAI_MODEL = "openai/gpt-4o-mini"
 OPENAI_API_MODEL = f"openai-api/{OPENAI_API_SERVICE}/qwen2.5-vl-7b"
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
+GEMINI_MODEL = "google/gemini-2.0-flash"
 SYSTEM = "You are a careful driving assistant."
 QUESTION = "How far away is the truck?"
 IMAGE_SIZE = (37, 21)
@@ -62,6 +67,9 @@ HANG_SECONDS = 20.0 * ATTEMPT_TIMEOUT_SECONDS
 """Far longer than the attempt timeout: a hang is never mistaken for a slow answer (the server ends it on stop)."""
 STOP_BOUND_SECONDS = 60.0
 """Bound for what takes milliseconds (a request answered or arriving, `stop()` ending a hang), far below the hang."""
+
+
+GEMINI_JSON = ("responseMimeType", "application/json")
 
 
 class Answer(BaseModel):
@@ -283,6 +291,85 @@ def test_http_errors_have_api_error_bodies(
     assert message in json.loads(raised.value.read())["error"]["message"]
 
 
+def gemini_client(server: FakeModelServer, api_key: str = TEST_API_KEY) -> genai.Client:
+    """A client for the server; keep it in a variable: a dropped `Client` closes its connections at once."""
+    return genai.Client(api_key=api_key, http_options=genai_types.HttpOptions(base_url=server.gemini_base_url))
+
+
+def test_gemini_sdk_generate_content(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
+    """Image as inline data, system instruction, settings and a JSON schema; a thought comes back as its own part."""
+    fake_model_server.policy = lambda request: Reply(text="B", thought="The truck is far.")
+    png = make_png(tmp_path / "a.png").read_bytes()
+    config = genai_types.GenerateContentConfig(
+        system_instruction=SYSTEM,
+        temperature=0.2,
+        max_output_tokens=50,
+        response_mime_type="application/json",
+        response_json_schema={"type": "object"},
+    )
+    contents: Any = [QUESTION, genai_types.Part.from_bytes(data=png, mime_type="image/png")]
+    client = gemini_client(fake_model_server)
+    response = client.models.generate_content(model="gemini-2.0-flash", contents=contents, config=config)
+    assert response.candidates is not None and response.candidates[0].content is not None
+    parts = response.candidates[0].content.parts or []
+    assert [(part.thought, part.text) for part in parts] == [(True, "The truck is far."), (None, "B")]
+    assert response.candidates[0].finish_reason == genai_types.FinishReason.STOP
+    usage = response.usage_metadata
+    assert usage is not None and usage.thoughts_token_count and usage.prompt_token_count
+    (request,) = fake_model_server.requests
+    assert (request.api, request.model, request.system) == ("gemini", "gemini-2.0-flash", SYSTEM)
+    assert (request.texts, request.part_order) == ([QUESTION], ["text", "image"])
+    assert [(image.width, image.height, image.format) for image in request.images] == [(*IMAGE_SIZE, "PNG")]
+    assert (request.config.temperature, request.config.max_tokens, request.config.stream) == (0.2, 50, False)
+    assert request.config.response_format == {
+        "responseMimeType": "application/json",
+        "responseJsonSchema": {"type": "object"},
+    }
+
+
+def test_gemini_sdk_streaming(fake_model_server: FakeModelServer) -> None:
+    """The thought streams first, in `thought: true` parts, then the text; the last chunk has the usage."""
+    text, thought = "a reply long enough to arrive in several stream chunks", "first some thinking to stream"
+    fake_model_server.policy = lambda request: Reply(text=text, thought=thought)
+    client = gemini_client(fake_model_server)
+    chunks = list(client.models.generate_content_stream(model="gemini-2.0-flash", contents="go"))
+    candidates = [candidate for chunk in chunks for candidate in chunk.candidates or []]
+    parts = [part for candidate in candidates if candidate.content for part in candidate.content.parts or []]
+    assert "".join(part.text or "" for part in parts if part.thought) == thought
+    assert "".join(part.text or "" for part in parts if not part.thought) == text
+    thinking = [bool(part.thought) for part in parts]
+    assert thinking == sorted(thinking, reverse=True), "thought parts first"
+    assert len(chunks) > 4 and candidates[-1].finish_reason == genai_types.FinishReason.STOP
+    assert chunks[-1].usage_metadata is not None and chunks[0].usage_metadata is None
+    assert fake_model_server.requests[0].config.stream
+
+
+def test_gemini_keys_and_images_get_googles_errors(tmp_path: Path) -> None:
+    """No key: 403; a key it does not know: 400 "API key not valid" (Google does not answer 401); a bad image: 400."""
+    with FakeModelServer(api_keys={TEST_API_KEY}) as server:
+        refused_client, client = gemini_client(server, "AIza-refused"), gemini_client(server)
+        with pytest.raises(genai_errors.ClientError, match="API key not valid") as refused:
+            refused_client.models.generate_content(model="gemini-2.0-flash", contents="x")
+        assert (refused.value.code, refused.value.status) == (400, "INVALID_ARGUMENT")
+        bad_image: Any = [genai_types.Part.from_bytes(data=b"not an image", mime_type="image/png")]
+        with pytest.raises(genai_errors.ClientError, match="Could not process image"):
+            client.models.generate_content(model="gemini-2.0-flash", contents=bad_image)
+        body = json.dumps({"contents": [{"role": "user", "parts": [{"text": "x"}]}]}).encode()
+        url = f"{server.url}/v1/models/gemini-2.0-flash:generateContent"
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(urllib.request.Request(url, data=body, method="POST"), timeout=STOP_BOUND_SECONDS)
+        assert missing.value.code == 403 and json.loads(missing.value.read())["error"]["status"] == "PERMISSION_DENIED"
+        assert [rejection.status for rejection in server.rejections] == [400, 400, 403]
+        assert server.requests == []
+
+
+def test_a_thought_is_refused_where_the_api_has_no_channel_for_it(fake_model_server: FakeModelServer) -> None:
+    fake_model_server.policy = lambda request: Reply(text="B", thought="hidden")
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY, max_retries=0)
+    with pytest.raises(openai.BadRequestError, match="only the Gemini API serves"):
+        client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": QUESTION}])
+
+
 # --- Inspect's providers ---
 
 
@@ -292,6 +379,7 @@ def test_http_errors_have_api_error_bodies(
         (OPENAI_MODEL, "openai", False),
         (OPENAI_API_MODEL, "openai", False),
         (ANTHROPIC_MODEL, "anthropic", True),
+        (GEMINI_MODEL, "gemini", False),
     ],
 )
 def test_inspect_provider_roundtrip(
@@ -332,15 +420,22 @@ def test_failing_policy_fails_the_call_without_retries(fake_model_server: FakeMo
     assert [rejection.status for rejection in fake_model_server.rejections] == [400]
 
 
-@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
-def test_inspect_structured_output_is_recorded(fake_model_server: FakeModelServer, model_name: str) -> None:
-    """OpenAI gets `response_format`, Anthropic `output_format`: both a JSON schema; the policy just answers."""
+@pytest.mark.parametrize(
+    ("model_name", "kind"),
+    [(OPENAI_MODEL, ("type", "json_schema")), (ANTHROPIC_MODEL, ("type", "json_schema")), (GEMINI_MODEL, GEMINI_JSON)],
+)
+def test_inspect_structured_output_is_recorded(
+    fake_model_server: FakeModelServer, model_name: str, kind: tuple[str, str]
+) -> None:
+    """OpenAI gets `response_format`, Anthropic `output_format`, Gemini `responseMimeType` and `responseJsonSchema`:
+    each with the JSON schema; the policy just answers."""
     fake_model_server.policy = fixed_text('{"distance_m": 12.5}')
     schema = ResponseSchema(name="answer", json_schema=json_schema(Answer), strict=True)
     output = inspect_generate(model_name, QUESTION, RETRYING.merge(GenerateConfig(response_schema=schema)))
     assert Answer.model_validate_json(output.completion).distance_m == 12.5
     response_format = fake_model_server.requests[0].config.response_format
-    assert response_format is not None and response_format["type"] == "json_schema"
+    key, value = kind
+    assert response_format is not None and response_format[key] == value
     assert "distance_m" in json.dumps(response_format)
 
 
@@ -356,7 +451,16 @@ def test_inspect_survives_transient_fault(fake_model_server: FakeModelServer, mo
 
 
 @pytest.mark.usefixtures("fast_inspect_retries")
-@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
+@pytest.mark.parametrize("fault", [Fault.SERVER_ERROR, Fault.RATE_LIMIT, Fault.CONNECTION_RESET])
+def test_inspect_retries_gemini_faults_itself(fake_model_server: FakeModelServer, fault: Fault) -> None:
+    """google-genai does not retry an HTTP error (and a dropped connection only once, inline): Inspect does."""
+    fake_model_server.fault_plan = FaultPlan(script=[fault])
+    assert inspect_generate(GEMINI_MODEL, QUESTION).completion == QUESTION
+    assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
+
+
+@pytest.mark.usefixtures("fast_inspect_retries")
+@pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL, GEMINI_MODEL])
 def test_inspect_retries_after_sdk_gives_up(fake_model_server: FakeModelServer, model_name: str) -> None:
     fake_model_server.fault_plan = FaultPlan(script=[Fault.SERVER_ERROR] * 3, server_error_statuses=(503,))
     assert inspect_generate(model_name, QUESTION).completion == QUESTION

@@ -28,7 +28,10 @@ from .harness import (
 
 WRONG_OPENAI_KEY = "sk-judge-wrong-91d2c7f04e6b3a58-revoked"
 WRONG_ANTHROPIC_KEY = "sk-ant-wrong-5e0b8d2a7c4f1963-revoked"
-KEYS = (SECRET_KEY, WRONG_OPENAI_KEY, WRONG_ANTHROPIC_KEY)
+WRONG_GEMINI_KEY = "AIzaSy-wrong-0c7e4b9a2d6f1385-revoked"
+KEYS = (SECRET_KEY, WRONG_OPENAI_KEY, WRONG_ANTHROPIC_KEY, WRONG_GEMINI_KEY)
+GEMINI_MODEL = "google/gemini-2.0-flash"
+GEMINI_JUDGE = "google/gemini-2.5-flash"
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -97,3 +100,28 @@ def test_failed_authentication_is_reported_without_the_key(tmp_path: Path, deriv
         failed = by_model[(ANTHROPIC_MODEL, task)]
         assert failed.status == "error" and failed.error is not None and "invalid x-api-key" in failed.error.message
     assert leaks(everything_written(tmp_path, run.stdout, run.stderr)) == []
+
+
+@pytest.mark.slow  # two `inspect` subprocesses
+def test_gemini_runs_never_write_the_key(tmp_path: Path, derived_cache: Path) -> None:
+    """Both tasks on Gemini with a Gemini judge (key accepted), then a run whose key is refused: Google's 400 is
+    reported, and neither key is anywhere in what the runs wrote or printed (the key travels in `x-goog-api-key`)."""
+    with FakeModelServer(policy=drive_policy(POLICY), api_keys={SECRET_KEY}) as server:
+        env = cli_env(server, tmp_path, DRIVE_EVALS_CACHE=str(derived_cache))
+        args = ["eval", *TASKS, "--model", GEMINI_MODEL, "--model-role", f"grader={GEMINI_JUDGE}", "-T", "data=demo"]
+        accepted = run_cli([*args, "--limit", "2", "--log-dir", str(tmp_path / "logs")], env, tmp_path)
+        refused_env = {**env, "GOOGLE_API_KEY": WRONG_GEMINI_KEY}
+        refused_args = ["eval", SURDS, "--model", GEMINI_MODEL, "-T", "data=demo", "--limit", "1", "--max-retries", "1"]
+        refused = run_cli([*refused_args, "--log-dir", str(tmp_path / "refused")], refused_env, tmp_path)
+        requests, rejections = server.requests, server.rejections
+    assert accepted.returncode == refused.returncode == 0, accepted.stderr[-2000:] + refused.stderr[-2000:]
+    assert {request.raw.get("systemInstruction") is not None for request in requests} == {False, True}, "the judge ran"
+    assert {rejection.status for rejection in rejections} == {400}
+    logs = {log.eval.task: log for log in map(read_eval_log, list_eval_logs(str(tmp_path / "logs")))}
+    assert {logs[task].status for task in TASKS} == {"success"}
+    judged = [sample.scores[O1_SCORER] for sample in logs[O1].samples or [] if sample.scores]
+    assert judged and all(score.reason != "grader_failed" for score in judged)
+    (failed,) = map(read_eval_log, list_eval_logs(str(tmp_path / "refused")))
+    assert failed.status == "error" and failed.error is not None and "API key not valid" in failed.error.message
+    written = everything_written(tmp_path, accepted.stdout + refused.stdout, accepted.stderr + refused.stderr)
+    assert leaks(written) == []
