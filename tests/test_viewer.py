@@ -140,3 +140,10 @@ def test_judge_meta_log_names_the_bound_judge() -> None:
     init_model_roles({})
     assert bound_judge() is None
     assert math.isnan(rubric_values([])["reasoning_score"])
+
+
+def test_without_the_judge_mcq_accuracy_is_the_headline() -> None:
+    """`-T judge=false` leaves no reasoning score (NaN); the headline is the official number that is left."""
+    unjudged, judged = drivelmm_o1(data="demo", judge=False), surds(data="demo")
+    assert unjudged.headline_metric is not None and unjudged.headline_metric.metric == "mcq_accuracy"
+    assert judged.headline_metric is not None and judged.headline_metric.metric == "overall"
