@@ -15,7 +15,6 @@ from drive_evals.drivelmm_o1.mcq import MCQResult
 from drive_evals.drivelmm_o1.metrics import o1_stderr, reasoning_metrics
 from drive_evals.drivelmm_o1.rubric import RubricParse
 from drive_evals.drivelmm_o1.scorer import (
-    REASONING_SHOWN,
     mcq_values,
     panel_entry,
     rubric_values,
@@ -51,14 +50,17 @@ def test_surds_list_names_every_score_key() -> None:
     assert value == 1.0 and per_prompt[0].point == (800.0, 450.0)
 
 
-def test_drivelmm_list_leads_with_the_rounded_score() -> None:
+def test_drivelmm_list_leads_with_the_score_once() -> None:
+    """Each score-value key is one column (a rounded copy of the reasoning score made it two), the headline first."""
     columns = _columns(drivelmm_o1(data="demo", judge=False).viewer)
     nothing = MCQResult(final_answer="", model_letter="A", gt_letter="A", correct=True, none_quirk=False)
-    emitted = {**rubric_values([]), **mcq_values(True, nothing, nothing), REASONING_SHOWN: 0.0}
+    emitted = {**rubric_values([]), **mcq_values(True, nothing, nothing)}
     scorer = "drivelmm_o1_scorer"
     assert {_score_id(scorer, key) for key in emitted} <= set(columns)
+    assert [key for key in emitted if key.startswith("reasoning")] == ["reasoning_score"]
     order = list(columns)
-    first = [order.index(_score_id(scorer, key)) for key in (REASONING_SHOWN, "mcq_correct", "judged")]
+    assert len(order) == len(set(order))
+    first = [order.index(_score_id(scorer, key)) for key in ("reasoning_score", "mcq_correct", "judged")]
     assert first == sorted(first) and max(first) < order.index("error") < order.index(
         _score_id(scorer, "judge_overall")
     )

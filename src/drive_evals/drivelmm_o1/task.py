@@ -30,7 +30,7 @@ from drive_evals.drivelmm_o1.metrics import (
     REASONING,
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
-from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
@@ -124,8 +124,8 @@ def drivelmm_o1(
         viewer=sample_list_view(
             "DriveLMM-o1 questions",
             SCORER_NAME,
-            [REASONING_SHOWN, MCQ_CORRECT, JUDGED],
-            trailing=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
-            labels={REASONING_SHOWN: "reasoning score", MCQ_CORRECT: "MCQ correct"},
+            [REASONING, MCQ_CORRECT, JUDGED],
+            trailing=[JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            labels={REASONING: "reasoning score", MCQ_CORRECT: "MCQ correct"},
         ),
     )
