@@ -14,7 +14,7 @@ from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
 
 from drive_evals.drivelmm_o1.judge_meta_metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
-from drive_evals.surds.metrics import surds_lost, surds_scores, surds_stderr, surds_validity, xy2d_conventions
+from drive_evals.surds.metrics import surds_lost, surds_scores, surds_stderr, surds_validity
 from drive_evals.truncation import truncation
 
 pytestmark = [
@@ -57,8 +57,8 @@ def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
 
 @pytest.mark.parametrize(
     "metric",
-    [surds_scores, surds_stderr, surds_validity, xy2d_conventions, surds_lost, lambda: truncation("subset")],
-    ids=["surds_scores", "surds_stderr", "surds_validity", "xy2d_conventions", "surds_lost", "truncation"],
+    [surds_scores, surds_stderr, surds_validity, surds_lost, truncation],
+    ids=["surds_scores", "surds_stderr", "surds_validity", "surds_lost", "truncation"],
 )
 def test_surds_metrics_through_the_reducers(metric: Any, surds_run: Scored) -> None:
     scores, metadata = surds_run

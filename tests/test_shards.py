@@ -93,7 +93,7 @@ def test_merged_shards_equal_an_unsharded_run(tmp_path: Path, task: str, cluster
     assert _sample_scores(merged) == _sample_scores(whole)
     expected, found = _metrics(whole), _metrics(merged)
     assert found.keys() == expected.keys()
-    assert len(expected) > 10  # official scores, stderrs and rates
+    assert len(expected) > 5  # official scores, stderrs, rates and counts
     for key, value in expected.items():
         assert math.isclose(found[key], value, rel_tol=1e-9, abs_tol=1e-12) or (
             math.isnan(found[key]) and math.isnan(value)

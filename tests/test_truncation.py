@@ -61,18 +61,14 @@ def sample_score(truncated: float, subset: str) -> SampleScore:
     return SampleScore(score=Score(value={"score": 0.0, "truncated": truncated}), sample_metadata={"subset": subset})
 
 
-def test_truncation_metric_pools_all_samples_and_splits_groups() -> None:
+def test_truncation_metric_pools_all_samples() -> None:
     scores = [
         sample_score(1.0, "yaw"),
         sample_score(0.0, "yaw"),
         sample_score(0.0, "depth"),
         sample_score(0.5, "depth"),
     ]
-    assert truncation("subset")(scores) == {  # type: ignore[arg-type]
-        "truncated_rate": pytest.approx(1.5 / 4),
-        "depth_truncated_rate": pytest.approx(0.25),
-        "yaw_truncated_rate": pytest.approx(0.5),
-    }
+    assert truncation()(scores) == {"truncated_rate": pytest.approx(1.5 / 4)}  # type: ignore[arg-type]
     old = SampleScore(score=Score(value={"score": 1.0}), sample_metadata={"subset": "yaw"})
     assert truncation()([old]) == {"truncated_rate": 0.0}, "a log scored before the key existed"  # type: ignore[list-item]
 
@@ -126,9 +122,8 @@ def test_surds_truncated_units(
         log = run_surds(fake_model_server, model, tmp_path)
     assert {r.config.max_tokens for r in fake_model_server.requests} == {MAX_TOKENS}
     values = metrics(log, SURDS_SCORER)
-    assert (values["depth_truncated_rate"], values["yaw_truncated_rate"], values["truncated_rate"]) == (1.0, 0.5, 0.75)
-    assert (values["depth"], values["depth_valid_rate"]) == (0.0, 0.0), "scored by the official rules: no <answer>"
-    assert (values["yaw"], values["yaw_valid_rate"]) == (0.5, 0.5)
+    assert values["truncated_rate"] == 0.75
+    assert (values["depth"], values["yaw"], values["valid_rate"]) == (0.0, 0.5, 0.25), "official rules: no <answer>"
     assert log.samples is not None
     reasons = {s.id: s.scores[SURDS_SCORER].reason for s in log.samples if s.scores}
     assert reasons == {
@@ -189,6 +184,6 @@ def test_cli_prints_the_warning_last(fake_model_server: FakeModelServer, tmp_pat
     )
     words = " ".join(result.stdout.split())  # rich wraps the warning to the terminal width
     warning = words.index("100.0% of samples stopped at the output token limit (max_tokens=64)")
-    assert words.index("depth_truncated_rate 1.000") < warning, "after the task's results"
+    assert words.index("truncated_rate 1.000") < warning, "after the task's results"
     assert "Re-run with a higher --max-tokens" in words[warning:]
     assert only_log(log_dir).results is not None

@@ -15,7 +15,6 @@ from drive_evals.drivelmm_o1.mcq import MCQResult
 from drive_evals.drivelmm_o1.metrics import o1_stderr, reasoning_metrics
 from drive_evals.drivelmm_o1.rubric import RubricParse
 from drive_evals.drivelmm_o1.scorer import (
-    REASONING_SHOWN,
     mcq_values,
     panel_entry,
     rubric_values,
@@ -51,14 +50,17 @@ def test_surds_list_names_every_score_key() -> None:
     assert value == 1.0 and per_prompt[0].point == (800.0, 450.0)
 
 
-def test_drivelmm_list_leads_with_the_rounded_score() -> None:
+def test_drivelmm_list_leads_with_the_score_once() -> None:
+    """Each score-value key is one column (a rounded copy of the reasoning score made it two), the headline first."""
     columns = _columns(drivelmm_o1(data="demo", judge=False).viewer)
     nothing = MCQResult(final_answer="", model_letter="A", gt_letter="A", correct=True, none_quirk=False)
-    emitted = {**rubric_values([]), **mcq_values(True, nothing, nothing), REASONING_SHOWN: 0.0}
+    emitted = {**rubric_values([]), **mcq_values(True, nothing, nothing)}
     scorer = "drivelmm_o1_scorer"
     assert {_score_id(scorer, key) for key in emitted} <= set(columns)
+    assert [key for key in emitted if key.startswith("reasoning")] == ["reasoning_score"]
     order = list(columns)
-    first = [order.index(_score_id(scorer, key)) for key in (REASONING_SHOWN, "mcq_correct", "judged")]
+    assert len(order) == len(set(order))
+    first = [order.index(_score_id(scorer, key)) for key in ("reasoning_score", "mcq_correct", "judged")]
     assert first == sorted(first) and max(first) < order.index("error") < order.index(
         _score_id(scorer, "judge_overall")
     )
@@ -117,7 +119,7 @@ def test_log_metrics_are_the_headline_set() -> None:
     scores = [
         SampleScore(score=Score(value={"reasoning_score": 0.5, "judge_overall": 0.5, "judged": 1.0}), sample_id=1)
     ]
-    headline = {"reasoning_score", "judge_overall", "judge_overall_count", "judge_coverage"}
+    headline = {"reasoning_score", "judge_overall", "judge_overall_count", "judge_coverage", "missing_samples"}
     assert set(reasoning_metrics()(scores)) == headline  # type: ignore[arg-type]
     assert set(o1_stderr()(scores)) == {"reasoning_score_stderr", "judge_overall_stderr", "mcq_accuracy_stderr"}  # type: ignore[arg-type]
 
@@ -140,3 +142,10 @@ def test_judge_meta_log_names_the_bound_judge() -> None:
     init_model_roles({})
     assert bound_judge() is None
     assert math.isnan(rubric_values([])["reasoning_score"])
+
+
+def test_without_the_judge_mcq_accuracy_is_the_headline() -> None:
+    """`-T judge=false` leaves no reasoning score (NaN); the headline is the official number that is left."""
+    unjudged, judged = drivelmm_o1(data="demo", judge=False), surds(data="demo")
+    assert unjudged.headline_metric is not None and unjudged.headline_metric.metric == "mcq_accuracy"
+    assert judged.headline_metric is not None and judged.headline_metric.metric == "overall"

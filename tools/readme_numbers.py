@@ -78,7 +78,14 @@ def chance_runs(log_dir: str) -> dict[str, Expected]:
     chance = {"model": "chance/random", "model_args": {"seed": SEED}}
     o1 = {**chance, "model_roles": {"grader": "chance/random"}}
     normal, blind = {"data": "demo"}, {"data": "demo", "blind": True}
-    surds_n, _ = _eval_metrics(SURDS_TASK, log_dir, "surds_scorer", task_args=normal, **chance)
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    from drive_evals.report.benchmarks import surds_diagnostics
+
+    surds_n, surds_log = _eval_metrics(SURDS_TASK, log_dir, "surds_scorer", task_args=normal, **chance)
+    assert isinstance(surds_log, EvalLog)
+    # The convention readings are computed from the samples, as `drive-evals report` does (not log metrics).
+    surds_n.update(surds_diagnostics(read_eval_log_sample_summaries(surds_log.location)))
     surds_b, _ = _eval_metrics(SURDS_TASK, log_dir, "surds_scorer", task_args=blind, **chance)
     o1_n, o1_log = _eval_metrics(O1_TASK, log_dir, "drivelmm_o1_scorer", task_args=normal, **o1)
     o1_b, _ = _eval_metrics(O1_TASK, log_dir, "drivelmm_o1_scorer", task_args=blind, **o1)

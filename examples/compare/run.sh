@@ -7,6 +7,7 @@
 # Re-run the same command to resume: finished tasks are kept, failed or missing ones run again, and nothing
 # is paid twice. An eval-set owns its log directory, so runs with other settings (another --temperature,
 # -T blind=true) go to a sibling directory under the same parent; `drive-evals report` reads the parent.
+# The report goes to report/compare (REPORT_DIR), outside the log directory (logs/, which `inspect view` lists).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 suffix=""
@@ -23,4 +24,4 @@ done <"$models"
 
 inspect eval-set drive_evals/surds drive_evals/drivelmm_o1 "${specs[@]}" \
   --model-role "grader=$grader" --task-config "$tasks" --log-dir "$log_root/main" "$@"
-drive-evals report "$log_root" --out "${REPORT_DIR:-$log_root-report}"
+drive-evals report "$log_root" --out "${REPORT_DIR:-report/compare$suffix}"

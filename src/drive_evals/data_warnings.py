@@ -1,8 +1,9 @@
 """Anomalies in data the official code never reads (or reads without harm): counted, shown once, kept in the log.
 
 Validation is never stricter than the official code on data that code accepts. A problem in a value a reported
-number depends on is a `DataValidationError`; anything else is collected here, printed as one log line per kind
-and recorded in the task metadata as `data_warnings` (a count per kind plus the first few examples).
+number depends on is a `DataValidationError`; anything else is collected here, recorded in the task metadata as
+`data_warnings` (per kind: a count, what it means, the first few examples) and printed as ONE short line, once
+per process: an eval-set builds each task once per model, and a resume builds them all again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import TypedDict
 
 MAX_EXAMPLES = 5
 """Examples kept per kind: enough to find the records, short enough for the log header."""
+_printed: set[str] = set()
+"""Lines already printed in this process."""
 
 
 class KindSummary(TypedDict):
@@ -59,13 +62,13 @@ class DataWarnings:
         }
 
     def log(self, logger: logging.Logger) -> None:
-        """One warning line per kind, with its count, meaning and first example."""
-        for kind, entry in self._kinds.items():
-            logger.warning(
-                "%s data: %d x %s: %s. First: %s (examples: the log's task metadata, data_warnings)",
-                self.benchmark,
-                entry.count,
-                kind,
-                entry.meaning,
-                entry.examples[0],
-            )
+        """One warning line with the count of each kind, unless this process printed the same line already."""
+        if not self._kinds:
+            return
+        counts = ", ".join(f"{entry.count} x {kind}" for kind, entry in self._kinds.items())
+        line = (
+            f"{self.benchmark} data: {counts}. What each means, and the records: the log's task metadata, data_warnings"
+        )
+        if line not in _printed:
+            _printed.add(line)
+            logger.warning(line)

@@ -16,6 +16,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, read_eval_log, recompute_metrics, write_eval_log
 from inspect_ai.model import ModelUsage
 
+from drive_evals.attempts import missing_from_log
 from drive_evals.errors import DriveEvalsError
 from drive_evals.shard import SHARD_KEY
 
@@ -104,7 +105,8 @@ def _merge(shards: Sequence[tuple[EvalLog, str]]) -> EvalLog:
     merged.stats.completed_at = max(log.stats.completed_at for log in logs)
     merged.stats.model_usage = _summed([log.stats.model_usage for log in logs])
     merged.stats.role_usage = _summed([log.stats.role_usage for log in logs])
-    recompute_metrics(merged)
+    with missing_from_log(merged):  # errored samples stay in the denominators, as in the shards' own metrics
+        recompute_metrics(merged)
     if merged.results is not None:
         merged.results.total_samples = sum(log.results.total_samples for log in logs if log.results)
         logged = [log.results.logged_samples if log.results else None for log in logs]

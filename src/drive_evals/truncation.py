@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections import defaultdict
 
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
@@ -40,21 +39,14 @@ def _truncated(score: SampleScore) -> float:
 
 
 @metric
-def truncation(group_key: str | None = None) -> Metric:
+def truncation() -> Metric:
     """`truncated_rate`: the share of samples cut by the token limit (a fraction per sample under epochs).
 
-    With `group_key` (a sample metadata key, e.g. `subset`), also `<group>_truncated_rate` per group.
-    `truncated_rate` is the share over all samples of the run, not a mean of the groups.
+    The share over all samples of the run; `drive-evals report` shows SURDS's per subset.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        result = {TRUNCATED_RATE: sum(_truncated(s) for s in scores) / len(scores) if scores else 0.0}
-        if group_key is not None:
-            groups: dict[str, list[float]] = defaultdict(list)
-            for score in scores:
-                groups[str((score.sample_metadata or {}).get(group_key))].append(_truncated(score))
-            result.update({f"{group}_{TRUNCATED_RATE}": sum(v) / len(v) for group, v in sorted(groups.items())})
-        return result
+        return {TRUNCATED_RATE: sum(_truncated(s) for s in scores) / len(scores) if scores else 0.0}
 
     return compute
 
@@ -80,13 +72,16 @@ def truncation_warning(log: EvalLog) -> str | None:
 
 
 class TruncationWarning(Hooks):
-    """Prints `truncation_warning` for each log of a finished run (other suites' logs are left alone)."""
+    """Prints `truncation_warning` and `attempts.missing_warning` for each log of a finished run (other suites'
+    logs are left alone)."""
 
     async def on_run_end(self, data: RunEnd) -> None:
+        from drive_evals.attempts import missing_warning  # not at the top: attempts imports this module
+
         for log in data.logs:
-            message = truncation_warning(log)
-            if message is not None:
-                logger.warning(message)
+            for message in (truncation_warning(log), missing_warning(log)):
+                if message is not None:
+                    logger.warning(message)
 
 
 @functools.cache
@@ -99,5 +94,6 @@ def enable_truncation_warning() -> None:
     """
     hooks(
         name="drive_evals_truncation_warning",
-        description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens",
+        description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens "
+        "or samples errored",
     )(TruncationWarning)

@@ -56,7 +56,8 @@ def test_demo_warns_only_about_its_documented_edge_case(monkeypatch: pytest.Monk
     monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path))
     built = load_drivelmm_o1("demo", None, None, VIEWS)
     warnings = built.summary["data_warnings"]
-    assert list(warnings) == ["mcq_gold_unreadable"] and warnings["mcq_gold_unreadable"]["count"] == 1
+    assert list(warnings) == ["mcq_gold_unreadable", "mcq_rule_disagreement"]
+    assert warnings["mcq_gold_unreadable"]["count"] == warnings["mcq_rule_disagreement"]["count"] == 1
     (documented,) = built.summary["mcq_rule_disagreements"]
     assert documented in warnings["mcq_gold_unreadable"]["examples"][0]
     flagged = [s.metadata["idx"] for s in built.dataset if s.metadata and s.metadata["mcq_gold_unreadable"]]

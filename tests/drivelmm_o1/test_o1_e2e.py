@@ -35,6 +35,8 @@ def test_offline_chance_pipeline(tmp_path: Path, env: dict[str, str]) -> None:
     assert 0.1 <= values["reasoning_score"] <= 1.0
     assert 0.0 <= values["mcq_accuracy"] <= 1.0
     assert log.samples is not None and len(log.samples) == demo_records()
+    value = log.samples[0].scores[SCORER].value  # type: ignore[index]
+    assert isinstance(value, dict) and [k for k in value if k.startswith("reasoning")] == ["reasoning_score"]
     meta = log.eval.metadata or {}
     assert meta["image_mode"] == "grid" and meta["cell_size"] == [800, 450]
     assert meta["frames"] == len({s.metadata["frame"] for s in log.samples})

@@ -7,6 +7,7 @@ same as on the clean data, plus a counted warning) or in one it reads (one error
 from __future__ import annotations
 
 import json
+import logging
 import math
 import shutil
 from pathlib import Path
@@ -225,3 +226,18 @@ def test_task_records_warnings_in_its_metadata(tmp_path: Path) -> None:
         else:  # the image's last line, the clean copy, replaces the first
             assert "unread_value" not in warnings
             assert task.metadata["records"] == len(lines)
+
+
+def test_warnings_print_one_short_line_once_per_process(caplog: pytest.LogCaptureFixture) -> None:
+    """An eval-set builds each task once per model (and again on a resume): the same line is printed once."""
+    logger = logging.getLogger("drive_evals.test_once")
+    for _ in range(3):
+        warnings = DataWarnings("SURDS-once-test")
+        warnings.add("kind_a", "a long meaning that stays in the log metadata", "record 1")
+        warnings.add("kind_a", "a long meaning that stays in the log metadata", "record 2")
+        warnings.add("kind_b", "another meaning", "record 3")
+        with caplog.at_level(logging.WARNING, logger="drive_evals.test_once"):
+            warnings.log(logger)
+    lines = [r.getMessage() for r in caplog.records if r.name == "drive_evals.test_once"]
+    assert len(lines) == 1 and lines[0].startswith("SURDS-once-test data: 2 x kind_a, 1 x kind_b.")
+    assert "long meaning" not in lines[0]

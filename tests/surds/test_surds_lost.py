@@ -1,5 +1,5 @@
 """A SURDS pair unit whose completions were lost (`eval-retry` recovered it without its store) is unscored,
-left out of every score, and counted per subset in `<subset>_lost_units`."""
+left out of every score, and counted in `lost_units`."""
 
 from __future__ import annotations
 
@@ -70,10 +70,11 @@ def test_lost_pair_is_unscored_and_counted() -> None:
     assert lost.reason == "scoring_failed" and isinstance(lost.value, dict) and math.isnan(lost.value["score"])
     scores = [sample(lost_unit, lost), sample(kept_unit, scored(kept_unit, right(kept_unit)))]
     scores.append(sample(depth, scored(depth, right(depth))))
-    assert compute(surds_lost(), scores) == {"distance_lost_units": 1.0, "depth_lost_units": 0.0}
+    assert compute(surds_lost(), scores) == {"lost_units": 1.0}
+    assert compute(surds_lost(), scores[1:]) == {}, "logged only when some unit is lost"
     means = compute(surds_scores(), scores)
     assert means["distance"] == 1.0 and means["overall"] == 1.0, "the lost unit is not scored 0"
-    assert compute(surds_validity(), scores)["distance_valid_rate"] == 1.0
+    assert compute(surds_validity(), scores) == {"valid_rate": 1.0, "missing_units": 0}
 
 
 def test_single_prompt_unit_is_still_scored_from_its_output() -> None:
@@ -87,5 +88,5 @@ def test_lost_in_one_epoch_of_two() -> None:
     unit = UNITS["distance"][0]
     reduced = mean_score()([scored(unit, None), scored(unit, right(unit))])
     scores = [sample(unit, reduced)]
-    assert compute(surds_lost(), scores) == {"distance_lost_units": pytest.approx(0.5)}
+    assert compute(surds_lost(), scores) == {"lost_units": pytest.approx(0.5)}
     assert compute(surds_scores(), scores)["distance"] == 1.0

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 from inspect_ai.model import ContentImage
 from inspect_runs import eval_in_process, metrics
 from PIL import Image
 
 from drive_evals.blind import GREY
 from drive_evals.drivelmm_o1.degrade import VARIANT_NAMES
+from drive_evals.report.benchmarks import surds_diagnostics
 
 SURDS = "drive_evals/surds"
 O1 = "drive_evals/drivelmm_o1"
@@ -93,6 +94,8 @@ def test_blind_drivelmm_o1_sends_a_grey_grid(tmp_path: Path, env: dict[str, str]
 def test_grid_answers_score_zero_officially_and_high_as_a_grid(tmp_path: Path) -> None:
     log = run(SURDS, tmp_path / "logs", model="grid1000/demo", task_args={**DEMO, "subsets": "xy2d"})
     values = metrics(log, "surds_scorer")
+    # The readings are computed from the samples, as `drive-evals report` shows them.
+    values.update(surds_diagnostics(read_eval_log_sample_summaries(log.location)))
     assert values["xy2d"] < 0.1, "the official rule reads a 0-1000 grid as pixels"
     assert values["xy2d_conv_official_score"] == pytest.approx(values["xy2d"])
     assert values["xy2d_conv_grid1000_score"] > 0.9

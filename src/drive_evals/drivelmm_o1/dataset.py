@@ -36,13 +36,14 @@ IMAGE_MODES: tuple[ImageMode, ...] = ("grid", "views")
 NUSCENES_ROOT_ENV = "NUSCENES_ROOT"
 DEMO_NUSCENES = "nuscenes"
 """Folder of the demo dataset that mimics a nuScenes root."""
-MCQ_DISAGREEMENT_WARNING = (
-    "DriveLMM-o1: %d record(s) are multiple choice by one rule only: the official rule (question number in "
+MCQ_RULE_DISAGREEMENT = "mcq_rule_disagreement"
+MCQ_DISAGREEMENT_MEANING = (
+    "multiple choice by one rule only: the official rule (question number in "
     f"{', '.join(map(str, sorted(MCQ_QUESTION_NUMBERS)))} means MCQ) and the question text (does it say "
     f"{MCQ_QUESTION_MARKER!r}?) disagree. The official rule decides, as in the paper's code: a record counts "
-    "toward MCQ accuracy exactly when its number says so. Records: %s"
+    "toward MCQ accuracy exactly when its number says so"
 )
-"""Said once per run; the list is also in the log's task metadata (`mcq_rule_disagreements`)."""
+"""A data warning; the full list is also in the log's task metadata (`mcq_rule_disagreements`)."""
 LIDAR_LABEL = (
     "LIDAR_TOP bird's-eye view ({range:g} m around the ego vehicle, {resolution:g} m per pixel, up = forward):"
 )
@@ -305,6 +306,8 @@ def load_drivelmm_o1(
     if options.blind:
         samples = [blind_sample(sample) for sample in samples]
     disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]
+    for idx in disagreements:
+        warnings.add(MCQ_RULE_DISAGREEMENT, MCQ_DISAGREEMENT_MEANING, f"idx {idx!r}")
     summary = {
         "records": len(records),
         "frames": len({r.frame for r in records}),
@@ -329,6 +332,4 @@ def load_drivelmm_o1(
         summary["frames"],
         summary["mcq_items"],
     )
-    if disagreements:
-        logger.warning(MCQ_DISAGREEMENT_WARNING, len(disagreements), disagreements)
     return O1Data(MemoryDataset(samples, name="drivelmm_o1", shuffled=False), summary)

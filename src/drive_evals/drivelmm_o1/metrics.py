@@ -1,7 +1,10 @@
 """DriveLMM-o1 metrics over per-sample score dicts whose NaN entries mean 'not applicable' (not judged, not MCQ).
 
-Every sample reaches these metrics, judged or not, so `judge_coverage` is honest. Means skip NaN; standard errors
-are clustered by frame (a frame's questions share the same scene).
+Every sample reaches these metrics, judged or not, so `judge_coverage` is honest; a sample that errored
+(`--fail-on-error` below 1, `--continue-on-fail`) reaches none, so `drive_evals.attempts` finds it: it counts as
+unjudged in `judge_coverage` and in `missing_samples`. The reasoning score and MCQ accuracy keep the official
+denominators (the judged items: the official script drops an item it could not judge from both). Means skip NaN;
+standard errors are clustered by frame (a frame's questions share the same scene).
 
 The log holds what a user reads at a glance (the official numbers, their standard errors, coverage, the lenient
 MCQ diagnostic; with a panel, agreement). The twelve criteria and per-question breakdowns are per-sample values
@@ -16,6 +19,7 @@ from collections.abc import Callable
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from drive_evals.attempts import missing_units
 from drive_evals.drivelmm_o1.agreement import krippendorff_alpha_interval
 from drive_evals.drivelmm_o1.prompts import CRITERIA
 from drive_evals.stats import clustered_stderr
@@ -24,6 +28,10 @@ REASONING = "reasoning_score"
 JUDGE_OVERALL = "judge_overall"
 JUDGE_OVERALL_COUNT = "judge_overall_count"
 JUDGED = "judged"
+JUDGE_COVERAGE = "judge_coverage"
+MISSING_SAMPLES = "missing_samples"
+"""Planned samples without a score because they errored (never judged, in no mean)."""
+MCQ_ACCURACY = "mcq_accuracy"
 MCQ_COUNTED = "mcq_counted"
 MCQ_CORRECT = "mcq_correct"
 MCQ_LENIENT = "mcq_correct_lenient"
@@ -78,9 +86,10 @@ def _counted(score: SampleScore) -> bool:
     return not math.isnan(_value(score, MCQ_CORRECT))
 
 
-def _coverage(scores: list[SampleScore]) -> float:
-    """Mean of `judged` (a fraction per sample once epochs are reduced)."""
-    return sum(_value(s, JUDGED) for s in scores) / len(scores) if scores else 0.0
+def _coverage(scores: list[SampleScore], missing: int) -> float:
+    """Judged / planned samples: the mean of `judged` (a fraction per sample under epochs), errored ones 0."""
+    planned = len(scores) + missing
+    return sum(_value(s, JUDGED) for s in scores) / planned if planned else 0.0
 
 
 @metric
@@ -88,14 +97,16 @@ def reasoning_metrics() -> Metric:
     """`reasoning_score` (mean of the 12 criteria / 10, the headline), `judge_overall` (the judge's own Overall /
     10, the paper's computation), `judge_overall_count` (the samples it averages: judgements whose Overall is
     missing or outside 1-10 are left out) and `judge_coverage` (judged / all samples). The report shows each
-    criterion."""
+    criterion. `judge_coverage` counts errored samples as unjudged; `missing_samples` counts them."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        missing = len(missing_units(scores))
         return {
             REASONING: _mean(scores, REASONING),
             JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL),
-            JUDGE_OVERALL_COUNT: float(sum(not math.isnan(_value(s, JUDGE_OVERALL)) for s in scores)),
-            "judge_coverage": _coverage(scores),
+            JUDGE_OVERALL_COUNT: sum(not math.isnan(_value(s, JUDGE_OVERALL)) for s in scores),
+            JUDGE_COVERAGE: _coverage(scores, missing),
+            MISSING_SAMPLES: missing,
         }
 
     return compute
@@ -109,14 +120,19 @@ def mcq_metrics() -> Metric:
 
     def compute(scores: list[SampleScore]) -> Value:
         return {
-            "mcq_accuracy": _mean(scores, MCQ_CORRECT, _counted),
+            MCQ_ACCURACY: _mean(scores, MCQ_CORRECT, _counted),
             "mcq_accuracy_lenient": _mean(scores, MCQ_LENIENT, _counted),
-            "mcq_items": float(sum(_counted(s) for s in scores)),
-            "mcq_none_quirk_count": float(sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
-            "mcq_gold_unreadable_count": float(sum(_gold_unreadable(s) for s in scores if _counted(s))),
+            "mcq_items": sum(_counted(s) for s in scores),
+            "mcq_none_quirk_count": _count(sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
+            "mcq_gold_unreadable_count": sum(_gold_unreadable(s) for s in scores if _counted(s)),
         }
 
     return compute
+
+
+def _count(total: float) -> int | float:
+    """A count as an integer; a sum of per-epoch shares (with epochs) stays a float."""
+    return int(total) if float(total).is_integer() else total
 
 
 def _gold_unreadable(score: SampleScore) -> bool:

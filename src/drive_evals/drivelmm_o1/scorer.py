@@ -47,9 +47,6 @@ NO_RESPONSE = "no_response"
 NAN = math.nan
 
 
-REASONING_SHOWN = "reasoning"
-"""`reasoning_score` rounded for the sample list (Inspect's viewer prints every digit); metrics read the exact key."""
-SHOWN_DECIMALS = 3
 ANSWER_CHARS = 500
 JUDGE_INPUT_SOURCE = "judge input (verbatim)"
 
@@ -235,7 +232,6 @@ def drivelmm_o1_scorer(
         counted = is_mcq and (values[JUDGED] == 1.0 or not judge)
         values.update(mcq_values(counted, official, lenient))
         values[TRUNCATED_KEY] = 1.0 if truncated else 0.0
-        values[REASONING_SHOWN] = round(values[REASONING], SHOWN_DECIMALS)
         failed = judge and values[JUDGED] == 0.0
         if judge:
             judge_input = judge_user_message(meta["question"], meta["steps"], meta["final_answer"], response)

@@ -7,6 +7,7 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
+from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.drivelmm_o1.dataset import IMAGE_MODES, ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
 from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
@@ -21,6 +22,7 @@ from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
     JUDGE_OVERALL,
     JUDGED,
+    MCQ_ACCURACY,
     MCQ_CORRECT,
     MCQ_COUNTED,
     MCQ_LENIENT,
@@ -28,7 +30,7 @@ from drive_evals.drivelmm_o1.metrics import (
     REASONING,
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
-from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
+from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
@@ -37,7 +39,7 @@ from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = "drivelmm_o1_scorer"
-TASK_VERSION = 2
+TASK_VERSION = 3
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
@@ -99,9 +101,12 @@ def drivelmm_o1(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[stop_when_judge_down(breaker), official_prompt(), generate()]
-        if judge
-        else [official_prompt(), generate()],
+        solver=[
+            record_attempt(Attempts()),
+            *([stop_when_judge_down(breaker)] if judge else []),
+            official_prompt(),
+            generate(),
+        ],
         scorer=drivelmm_o1_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
         ),
@@ -114,12 +119,13 @@ def drivelmm_o1(
             "judges": judges,
             **built.summary,
         },
-        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING),
+        # Without the judge there is no reasoning score: MCQ accuracy, the one official number left, is the headline.
+        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING if judge else MCQ_ACCURACY),
         viewer=sample_list_view(
             "DriveLMM-o1 questions",
             SCORER_NAME,
-            [REASONING_SHOWN, MCQ_CORRECT, JUDGED],
-            trailing=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
-            labels={REASONING_SHOWN: "reasoning score", MCQ_CORRECT: "MCQ correct"},
+            [REASONING, MCQ_CORRECT, JUDGED],
+            trailing=[JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            labels={REASONING: "reasoning score", MCQ_CORRECT: "MCQ correct"},
         ),
     )

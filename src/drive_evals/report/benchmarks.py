@@ -10,10 +10,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from inspect_ai.log import EvalSampleSummary
 from inspect_ai.scorer import Score
 
 from drive_evals.drivelmm_o1 import breakdown as o1_breakdown
-from drive_evals.drivelmm_o1.metrics import CRITERION_NAMES, JUDGE_OVERALL, MCQ_CORRECT, MCQ_COUNTED, REASONING
+from drive_evals.drivelmm_o1.metrics import CRITERION_NAMES, JUDGE_OVERALL, JUDGED, MCQ_CORRECT, MCQ_COUNTED, REASONING
 from drive_evals.drivelmm_o1.prompts import CRITERIA
 from drive_evals.drivelmm_o1.task import SCORER_NAME as O1_SCORER
 from drive_evals.report.outcomes import (
@@ -26,7 +27,7 @@ from drive_evals.report.outcomes import (
     surds_outcomes,
 )
 from drive_evals.surds import breakdown as surds_breakdown
-from drive_evals.surds.metrics import OVERALL, SCORE_KEY
+from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY, diagnostics
 from drive_evals.surds.task import SCORER_NAME as SURDS_SCORER
 from drive_evals.surds.units import SUBSETS
 
@@ -48,6 +49,9 @@ class UnitMetric:
     """The metric is the equal mean over groups of the group means (SURDS `overall`)."""
     counted_key: str | None = None
     """Only units whose value under this key is 1 count (DriveLMM-o1's official MCQ denominator)."""
+    stderr_logged: bool = True
+    """The task logs this metric's standard error (SURDS logs only `overall_stderr`; the report computes the
+    subsets' from the units, and does not flag them as missing from the log)."""
 
 
 ColumnKind = Literal["estimate", "rate", "count"]
@@ -115,6 +119,10 @@ class Benchmark:
     plots: tuple[str, ...] = field(default=())
     """Titles of the tables to plot (estimate columns only)."""
     breakdown: BreakdownSpec | None = None
+    missing_values: Mapping[str, float] = field(default_factory=dict)
+    """A unit whose sample errored, as the official scorer counts a missing reply (SURDS: invalid, 0)."""
+    diagnostics: Callable[[list[EvalSampleSummary]], dict[str, float]] | None = None
+    """Metrics the report computes from the samples because the task does not log them (SURDS per subset)."""
 
     @property
     def task_names(self) -> frozenset[str]:
@@ -130,6 +138,20 @@ def _pct(value: float) -> float:
     return round(value / 100, 6)
 
 
+def surds_diagnostics(samples: list[EvalSampleSummary]) -> dict[str, float]:
+    """`surds.metrics.diagnostics` over every unit-epoch: scored ones, and errored ones as invalid and 0."""
+    rows: list[tuple[str, dict[str, float], dict[str, object]]] = []
+    for sample in samples:
+        subset = str((sample.metadata or {}).get("subset"))
+        score = (sample.scores or {}).get(SURDS_SCORER)
+        if score is not None and isinstance(score.value, dict):
+            values = {k: float(v) for k, v in score.value.items() if isinstance(v, (int, float))}
+            rows.append((subset, values, score.metadata or {}))
+        elif sample.error is not None:
+            rows.append((subset, {SCORE_KEY: 0.0, VALID_KEY: 0.0}, {}))
+    return diagnostics(rows)
+
+
 SURDS_SCORES = "Scores"
 SURDS = Benchmark(
     key="surds",
@@ -140,7 +162,7 @@ SURDS = Benchmark(
     headline=OVERALL,
     unit_metrics=(
         UnitMetric(OVERALL, SCORE_KEY, grouped=True),
-        *(UnitMetric(subset, SCORE_KEY, subset=subset) for subset in SUBSETS),
+        *(UnitMetric(subset, SCORE_KEY, subset=subset, stderr_logged=False) for subset in SUBSETS),
     ),
     tables=(
         TableSpec(SURDS_SCORES, (Column(OVERALL, OVERALL), *(Column(subset, subset) for subset in SUBSETS))),
@@ -148,6 +170,8 @@ SURDS = Benchmark(
     ),
     paired=(OVERALL, *SUBSETS),
     comparability=("record_order", "subsets"),
+    missing_values={SCORE_KEY: 0.0, VALID_KEY: 0.0},
+    diagnostics=surds_diagnostics,
     reference_source="paper abstract (arXiv 2411.13112), overall x100",
     references=(
         Reference("GPT-4o", {OVERALL: _pct(13.30)}),
@@ -234,6 +258,7 @@ DRIVELMM_O1 = Benchmark(
         TableSpec(O1_CRITERIA, tuple(Column(name, label) for name, label in CRITERION_LABELS.items())),
     ),
     paired=(REASONING, MCQ_ACCURACY),
+    missing_values={JUDGED: 0.0},
     comparability=("image_mode", "cell_size", "lidar", "lidar_range_m", "lidar_resolution_m", "judge"),
     reference_source="paper Table 1 (arXiv 2503.10621); its Overall Reasoning is the judge's own overall",
     references=(

@@ -46,6 +46,10 @@ OPERATIONAL_GENERATE = frozenset(
 """Generation settings that change how requests are sent, not what a model answers."""
 
 
+MISSING = "missing"
+"""Unit value: 1 for a planned unit whose sample errored (no reply, no score)."""
+
+
 @dataclass(frozen=True)
 class Unit:
     """One sample's score values (averaged over epochs) and the keys that cluster and group it."""
@@ -160,6 +164,8 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
     spec = log.eval
     assert log.results is not None and log.plan is not None
     all_metrics = [(s.name, m.name, float(m.value)) for s in log.results.scores for m in s.metrics.values()]
+    if benchmark.diagnostics is not None:
+        all_metrics.extend((benchmark.scorer, name, value) for name, value in benchmark.diagnostics(samples).items())
     metrics = {name: value for scorer, name, value in all_metrics if scorer == benchmark.scorer}
     model_config = spec.model_generate_config.model_dump(exclude_none=True)
     task_config = log.plan.config.model_dump(exclude_none=True)
@@ -207,20 +213,21 @@ def _judge(log: EvalLog) -> str | None:
 
 
 def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, Unit]:
-    """Scored samples by id; with epochs, each score value is averaged over the epochs that have it."""
+    """Scored and errored samples by id; with epochs, each score value is averaged over the epochs that have it."""
     values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     keys: dict[str, tuple[str, str]] = {}
     levels: dict[str, dict[str, str]] = {}
     outcomes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     spec = benchmark.breakdown
+    errored: dict[str, EvalSampleSummary] = {}
     for sample in samples:
         score = (sample.scores or {}).get(benchmark.scorer)
+        if score is None and sample.error is not None:
+            errored[str(sample.id)] = sample
         if score is None or not isinstance(score.value, dict):
             continue
-        sample_id = str(sample.id)
-        metadata = sample.metadata or {}
-        group = str(metadata.get(benchmark.group_key, "")) if benchmark.group_key else ""
-        keys[sample_id] = (str(metadata.get(benchmark.cluster_key, sample_id)), group)
+        sample_id, metadata = str(sample.id), sample.metadata or {}
+        keys[sample_id] = _unit_keys(benchmark, sample)
         for key, value in score.value.items():
             if isinstance(value, (int, float)) and not math.isnan(value):
                 values[sample_id][key].append(float(value))
@@ -228,6 +235,14 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
             levels[sample_id] = spec.levels(metadata)
             for dimension, level in spec.outcomes(score, metadata).items():
                 outcomes[sample_id][dimension].append(level)
+    # An errored sample in no epoch scored is a planned unit without a reply: it counts as the official scorer
+    # counts a missing reply (the benchmark's `missing_values`), as the log's metrics count it.
+    for sample_id, sample in errored.items():
+        if sample_id not in keys:
+            keys[sample_id] = _unit_keys(benchmark, sample)
+            values[sample_id] = {key: [value] for key, value in {**benchmark.missing_values, MISSING: 1.0}.items()}
+            if spec is not None:
+                levels[sample_id] = spec.levels(sample.metadata or {})
     return {
         sample_id: Unit(
             *keys[sample_id],
@@ -240,6 +255,18 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
         )
         for sample_id in keys
     }
+
+
+def _unit_keys(benchmark: Benchmark, sample: EvalSampleSummary) -> tuple[str, str]:
+    """(cluster, group) of a sample."""
+    metadata = sample.metadata or {}
+    group = str(metadata.get(benchmark.group_key, "")) if benchmark.group_key else ""
+    return str(metadata.get(benchmark.cluster_key, sample.id)), group
+
+
+def missing_count(run: Run) -> int:
+    """Units planned but without a reply: their sample errored in every epoch."""
+    return sum(unit.values.get(MISSING) == 1.0 for unit in run.units.values())
 
 
 def unit_value(unit: Unit, metric: UnitMetric) -> float | None:

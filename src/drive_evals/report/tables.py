@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
-from drive_evals.report.runs import Run, unit_value
+from drive_evals.report.runs import Run, missing_count, unit_value
 from drive_evals.stats import clustered_stderr, equal_group_mean
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -69,7 +69,8 @@ def estimate(run: Run, metric: str) -> Estimate:
         mean = sum(values) / len(values) if values else math.nan
         stderr = clustered_stderr(values, clusters) if values else math.nan
     logged = run.metrics.get(f"{metric}_stderr")
-    return Estimate(run.metrics.get(metric, mean), stderr if logged is None else logged, len(values), logged is None)
+    from_samples = logged is None and unit_metric.stderr_logged
+    return Estimate(run.metrics.get(metric, mean), stderr if logged is None else logged, len(values), from_samples)
 
 
 def percent(value: float | None, digits: int = 1) -> str:
@@ -91,9 +92,14 @@ def label(view: BenchmarkView, run: Run) -> str:
 
 def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table:
     """Models x the spec's columns, the papers' rows (where they report these metrics) at the bottom."""
-    header = ["model", *(c.label for c in spec.columns), *(["units"] if with_units else [])]
+    counts = ["units", "missing"] if with_units else []
+    header = ["model", *(c.label for c in spec.columns), *counts]
     rows = [
-        [label(view, run), *(_cell(run, c) for c in spec.columns), *([str(len(run.units))] if with_units else [])]
+        [
+            label(view, run),
+            *(_cell(run, c) for c in spec.columns),
+            *([str(len(run.units)), str(missing_count(run))] if with_units else []),
+        ]
         for run in view.runs
     ]
     benchmark = view.benchmark
@@ -103,7 +109,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             cells = [
                 percent(reference.values.get(c.metric), 2) if c.metric in reference.values else "" for c in spec.columns
             ]
-            rows.append([f"paper: {reference.model}", *cells, *([""] if with_units else [])])
+            rows.append([f"paper: {reference.model}", *cells, *([""] * len(counts))])
     notes = []
     if any(c.kind == "estimate" for c in spec.columns):
         notes.append(
@@ -116,6 +122,11 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
         notes.append(f"paper rows: {benchmark.reference_source}; reported numbers, not rerun here.")
     if view.flags:
         notes.append(f"{FLAG} not comparable with the other runs: see Runs.")
+    if with_units and any(missing_count(run) for run in view.runs):
+        notes.append(
+            "missing: planned units whose sample errored (no reply); they are in `units` and count as the official "
+            "scorer counts a missing reply (SURDS: invalid, 0; DriveLMM-o1: unjudged). `inspect eval-retry` runs them."
+        )
     fewest = min((len({u.cluster for u in run.units.values()}) for run in view.runs), default=0)
     if any(c.kind == "estimate" for c in spec.columns) and fewest < FEW_CLUSTERS:
         notes.append(_few_clusters(fewest, benchmark.cluster_key))
@@ -216,6 +227,7 @@ def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for run in view.runs:
         row: dict[str, Any] = {"model": run.label, "source": "log", "log": run.log_name, "units": len(run.units)}
+        row["missing"] = missing_count(run)
         for column in columns:
             if column.kind == "estimate":
                 value = estimate(run, column.metric)

@@ -3,6 +3,15 @@
 A sample is one official unit, so these are exactly the official task scores (mean over units) and `overall`
 (the unweighted mean of the subsets present). Standard errors are clustered by image: yaw, xy2d and depth units
 share images, and so do the pair units of one record.
+
+Denominators are the planned units: a unit whose sample errored (`--fail-on-error` below 1, `--continue-on-fail`)
+has no score in Inspect, and counts here as the official scorer counts a missing reply, invalid and 0
+(`drive_evals.attempts` finds them). `missing_units` counts them; `overall_complete_case`, the mean over the units
+that have a reply, is logged beside the headline when any is missing.
+
+The log holds the set a person reads at a glance: `overall` first, the six subsets, `overall_stderr`,
+`valid_rate`, `truncated_rate`, `missing_units`. Per-subset standard errors, validity rates and accuracies are
+computed from the per-unit values by `drive-evals report` (see `diagnostics`), with the xy2d convention readings.
 """
 
 from __future__ import annotations
@@ -11,10 +20,17 @@ import math
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from drive_evals.attempts import MissingUnit, missing_units
 from drive_evals.stats import GroupedEstimate, equal_group_mean
 from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
+from drive_evals.truncation import TRUNCATED_KEY
 
 OVERALL = "overall"
+OVERALL_COMPLETE_CASE = "overall_complete_case"
+"""`overall` over the units that have a reply only; logged when some unit is missing."""
+VALID_RATE = "valid_rate"
+MISSING_UNITS = "missing_units"
+"""Planned units without a score because their sample errored: they count as invalid and 0."""
 SCORE_KEY = "score"
 VALID_KEY = "valid"
 CONVENTIONS_KEY = "xy2d_conventions"
@@ -28,11 +44,13 @@ def _scored(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if not math.isnan(_value(s, SCORE_KEY))]
 
 
-def _estimate(scores: list[SampleScore], key: str) -> GroupedEstimate:
+def _estimate(scores: list[SampleScore], key: str, missing: list[MissingUnit] | None = None) -> GroupedEstimate:
+    """Equal mean over subsets of `key`, each `missing` unit counted as 0 in its subset."""
     scores = _scored(scores)
-    values = [_value(s, key) for s in scores]
-    groups = [str(_metadata(s)["subset"]) for s in scores]
-    clusters = [str(_metadata(s)["image"]) for s in scores]
+    missing = missing or []
+    values = [_value(s, key) for s in scores] + [0.0] * len(missing)
+    groups = [str(_metadata(s)["subset"]) for s in scores] + [str(unit.get("subset")) for unit in missing]
+    clusters = [str(_metadata(s)["image"]) for s in scores] + [str(unit.get("image", unit["id"])) for unit in missing]
     return equal_group_mean(values, groups, clusters)
 
 
@@ -51,85 +69,99 @@ def _metadata(score: SampleScore) -> dict[str, object]:
 
 @metric
 def surds_scores() -> Metric:
-    """Mean unit score per subset (`yaw`, ..., `front_behind`) and `overall`, their equal mean."""
+    """`overall` (the equal mean of the subsets, the headline) first, then the mean unit score per subset
+    (`yaw`, ..., `front_behind`), over the planned units; `overall_complete_case` too when some are missing."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        estimate = _estimate(scores, SCORE_KEY)
-        return {**estimate.means, OVERALL: estimate.overall}
+        missing = missing_units(scores)
+        estimate = _estimate(scores, SCORE_KEY, missing)
+        result = {OVERALL: estimate.overall, **estimate.means}
+        if missing:
+            result[OVERALL_COMPLETE_CASE] = _estimate(scores, SCORE_KEY).overall
+        return result
 
     return compute
 
 
 @metric
 def surds_stderr() -> Metric:
-    """Standard errors clustered by image: `<subset>_stderr` and `overall_stderr`."""
+    """`overall_stderr`, clustered by image, over the planned units (the report shows each subset's)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        estimate = _estimate(scores, SCORE_KEY)
-        return {**{f"{k}_stderr": v for k, v in estimate.stderrs.items()}, f"{OVERALL}_stderr": estimate.overall_stderr}
+        return {f"{OVERALL}_stderr": _estimate(scores, SCORE_KEY, missing_units(scores)).overall_stderr}
 
     return compute
 
 
 @metric
 def surds_validity() -> Metric:
-    """The official diagnostics per subset: valid-response rate and accuracy among valid units.
+    """`valid_rate`: valid units / planned units over the whole run (a missing unit is invalid), and
+    `missing_units`, the planned units without a score (an integer: the count of units, not a share)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        missing = missing_units(scores)
+        scored = _scored(scores)
+        valid = sum(_value(s, VALID_KEY) for s in scored)
+        planned = len(scored) + len(missing)
+        return {VALID_RATE: valid / planned if planned else 0.0, MISSING_UNITS: len(missing)}
+
+    return compute
+
+
+def subset_validity(rows: list[tuple[str, float, float]]) -> dict[str, float]:
+    """The official diagnostics per subset from (subset, valid, score) per unit, for the report.
 
     `<subset>_valid_rate` = valid units / units (a unit is valid when all its prompts are). `<subset>_valid_accuracy`
     = sum of unit scores / valid units (invalid units score 0), i.e. accuracy (xy2d: mean centerness) over valid
-    units; computed from reducible values so that it stays right with epochs.
+    units; from reducible values, so it stays right with epochs.
     """
-
-    def compute(scores: list[SampleScore]) -> Value:
-        valid = _estimate(scores, VALID_KEY)
-        result: dict[str, float] = {}
-        for subset, rate in valid.means.items():
-            in_subset = [s for s in _scored(scores) if _metadata(s)["subset"] == subset]
-            valid_total = sum(_value(s, VALID_KEY) for s in in_subset)
-            score_total = sum(_value(s, SCORE_KEY) for s in in_subset)
-            result[f"{subset}_valid_rate"] = rate
-            result[f"{subset}_valid_accuracy"] = score_total / valid_total if valid_total else 0.0
-        return result
-
-    return compute
+    result: dict[str, float] = {}
+    for subset in dict.fromkeys(subset for subset, _, _ in rows):
+        in_subset = [(valid, score) for name, valid, score in rows if name == subset]
+        valid_total = sum(valid for valid, _ in in_subset)
+        result[f"{subset}_valid_rate"] = valid_total / len(in_subset)
+        result[f"{subset}_valid_accuracy"] = sum(score for _, score in in_subset) / valid_total if valid_total else 0.0
+    return result
 
 
-@metric(scores="unreduced")
-def xy2d_conventions() -> Metric:
-    """NON-OFFICIAL coordinate-convention diagnostic over the xy2d units (see `surds.conventions`).
+def diagnostics(rows: list[tuple[str, dict[str, float], dict[str, object]]]) -> dict[str, float]:
+    """The report's SURDS diagnostics from (subset, score value, score metadata) per scored unit-epoch.
 
-    `xy2d_conv_<c>_score`: the xy2d score if every answer were read in convention c (`official` equals `xy2d`);
-    `xy2d_conv_<c>_share`: the share of answers that look like convention c. Empty when xy2d was not run.
-    The values live in Score.metadata, not the score value: Inspect's viewer makes every score-value key a
-    sample-list column (13 columns, empty on five subsets in six). Metadata is not reduced over epochs, so this
-    metric reads every epoch's score (`scores="unreduced"`): the mean over unit-epochs.
+    Per subset: `<subset>_valid_rate`, `<subset>_valid_accuracy` (see `subset_validity`), `<subset>_truncated_rate`
+    and `<subset>_lost_units`; and the NON-OFFICIAL xy2d coordinate-convention readings (see `surds.conventions`):
+    `xy2d_conv_<c>_score`, the xy2d score if every answer were read in convention c (`official` equals `xy2d`), and
+    `xy2d_conv_<c>_share`, the share of answers that look like c, over the xy2d unit-epochs. Once log metrics, they
+    made a SURDS console 54 lines long; the values are in every sample, so nothing is lost by computing them here.
     """
-
-    def compute(scores: list[SampleScore]) -> Value:
-        rows = [(s.score.metadata or {}).get(CONVENTIONS_KEY) for s in scores if _metadata(s)["subset"] == "xy2d"]
-        present = [row for row in rows if isinstance(row, dict) and all(key in row for key in DIAGNOSTIC_KEYS)]
-        if not present:
-            return {}
-        return {key: sum(float(row[key] or 0.0) for row in present) / len(present) for key in DIAGNOSTIC_KEYS}
-
-    return compute
+    kept = [(subset, value) for subset, value, _ in rows if not math.isnan(value.get(SCORE_KEY, math.nan))]
+    result = subset_validity([(subset, value.get(VALID_KEY, 0.0), value[SCORE_KEY]) for subset, value in kept])
+    for subset in dict.fromkeys(subset for subset, _, _ in rows):
+        in_subset = [value for name, value, _ in rows if name == subset]
+        result[f"{subset}_truncated_rate"] = sum(v.get(TRUNCATED_KEY, 0.0) for v in in_subset) / len(in_subset)
+        result[f"{subset}_lost_units"] = sum(v.get(LOST_KEY, 0.0) for v in in_subset)
+    readings = [meta.get(CONVENTIONS_KEY) for subset, _, meta in rows if subset == "xy2d"]
+    present = [row for row in readings if isinstance(row, dict) and all(key in row for key in DIAGNOSTIC_KEYS)]
+    if present:
+        result.update({key: sum(float(row[key] or 0.0) for row in present) / len(present) for key in DIAGNOSTIC_KEYS})
+    return result
 
 
 @metric
 def surds_lost() -> Metric:
-    """`<subset>_lost_units`: units left unscored because their completions were lost, per subset (0 when none).
+    """`lost_units`: units left unscored because their completions were lost; logged only when there are some.
 
     `inspect eval-retry` in Inspect 0.3.285 recovers some finished samples without the store that holds a pair
     unit's completions; re-scoring such a log cannot score those units, and they are left out of every score
-    above. With epochs the count is the reducer's value (the mean: the share of epochs lost) summed over units.
+    above (the report counts them per subset). With epochs the count is the reducer's value (the mean: the share
+    of epochs lost) summed over units.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        result: dict[str, float] = {}
-        for score in scores:
-            key = f"{_metadata(score)['subset']}_lost_units"
-            lost = score.score.value.get(LOST_KEY, 0.0) if isinstance(score.score.value, dict) else 0.0
-            result[key] = result.get(key, 0.0) + float(lost)
-        return result
+        lost = sum(_lost(score) for score in scores)
+        return {"lost_units": lost} if lost else {}
 
     return compute
+
+
+def _lost(score: SampleScore) -> float:
+    return float(score.score.value.get(LOST_KEY, 0.0)) if isinstance(score.score.value, dict) else 0.0

@@ -19,7 +19,6 @@ from drive_evals.surds.metrics import (
     surds_scores,
     surds_stderr,
     surds_validity,
-    xy2d_conventions,
 )
 from drive_evals.surds.scoring import PromptScore, score_choice, score_point, unit_score
 from drive_evals.surds.solver import COMPLETIONS_KEY, TRUNCATED_STORE_KEY
@@ -111,9 +110,7 @@ def describe_truncation(truncated: Sequence[bool]) -> str:
     return f"\n\n{label} {', '.join(cut)} stopped at the output token limit (`max_tokens`): scored as written."
 
 
-@scorer(
-    metrics=[surds_scores(), surds_stderr(), surds_validity(), xy2d_conventions(), truncation("subset"), surds_lost()]
-)
+@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), truncation(), surds_lost()])
 def surds_scorer() -> Scorer:
     """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness.
 
@@ -123,7 +120,7 @@ def surds_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         stored = state.store.get(COMPLETIONS_KEY)
         if stored is None and len(state.metadata["prompts"]) > 1:
-            # Not Score.unscored(): metrics never see those, and `<subset>_lost_units` must count this unit.
+            # Not Score.unscored(): metrics never see those, and `lost_units` must count this unit.
             lost = {SCORE_KEY: math.nan, VALID_KEY: math.nan, TRUNCATED_KEY: 0.0, LOST_KEY: 1.0}
             return Score(value=lost, reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
         # An empty completion is no response (an Anthropic stream cut after `message_start` gives one silently),

@@ -6,6 +6,7 @@ from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
+from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.data import open_snapshot
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
 from drive_evals.shard import parse_shard
@@ -25,7 +26,7 @@ MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
 SCORER_NAME = "surds_scorer"
-TASK_VERSION = 2
+TASK_VERSION = 3
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
@@ -67,7 +68,7 @@ def surds(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=answer_each_prompt(),
+        solver=[record_attempt(Attempts()), answer_each_prompt()],
         scorer=surds_scorer(),
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
         metadata={"benchmark": "surds", **built.summary},
