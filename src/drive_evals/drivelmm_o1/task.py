@@ -5,7 +5,6 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate
 
 from drive_evals.drivelmm_o1.dataset import IMAGE_MODES, ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
@@ -19,6 +18,7 @@ from drive_evals.drivelmm_o1.judge_guard import (
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, check_lidar
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
+    JUDGE_OUT_OF_RANGE,
     JUDGE_OVERALL,
     JUDGED,
     MCQ_CORRECT,
@@ -29,7 +29,7 @@ from drive_evals.drivelmm_o1.metrics import (
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
-from drive_evals.drivelmm_o1.solver import official_prompt
+from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.truncation import enable_truncation_warning
@@ -37,7 +37,7 @@ from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = "drivelmm_o1_scorer"
-TASK_VERSION = 2
+TASK_VERSION = 3
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
@@ -99,9 +99,9 @@ def drivelmm_o1(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[stop_when_judge_down(breaker), official_prompt(), generate()]
+        solver=[stop_when_judge_down(breaker), official_prompt(), generate_raw_reply()]
         if judge
-        else [official_prompt(), generate()],
+        else [official_prompt(), generate_raw_reply()],
         scorer=drivelmm_o1_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
         ),
@@ -119,7 +119,15 @@ def drivelmm_o1(
             "DriveLMM-o1 questions",
             SCORER_NAME,
             [REASONING_SHOWN, MCQ_CORRECT, JUDGED],
-            trailing=[REASONING, JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            trailing=[
+                REASONING,
+                JUDGE_OVERALL,
+                *CRITERION_NAMES.values(),
+                MCQ_COUNTED,
+                MCQ_LENIENT,
+                NONE_QUIRK,
+                JUDGE_OUT_OF_RANGE,
+            ],
             labels={REASONING_SHOWN: "reasoning score", MCQ_CORRECT: "MCQ correct"},
         ),
     )

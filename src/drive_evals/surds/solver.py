@@ -5,10 +5,10 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from drive_evals.replies import emitted_text, stopped_at_token_limit
+from drive_evals.replies import REBUILT_STORE_KEY, generate_reply, stopped_at_token_limit
 
 COMPLETIONS_KEY = "surds_completions"
-"""Store key of the per-prompt replies as the model emitted them (`<think>` blocks included), which the scorer
+"""Store key of the per-prompt replies as the provider returned them (`drive_evals.replies`), which the scorer
 reads (also when re-scoring a log)."""
 TRUNCATED_STORE_KEY = "surds_truncated"
 """Store key of the per-prompt flags: did the completion stop at the output token limit."""
@@ -27,15 +27,18 @@ def answer_each_prompt() -> Solver:
         conversations: list[ChatMessage] = []
         completions: list[str] = []
         truncated: list[bool] = []
+        rebuilt: list[str | None] = []
         for prompt in state.metadata["prompts"]:
             state.messages = [ChatMessageUser(content=[ContentText(text=prompt), image])]
-            state = await generate(state)
+            state, reply = await generate_reply(state, generate)
             conversations.extend(state.messages)
-            completions.append(emitted_text(state.output))
+            completions.append(reply.text)
+            rebuilt.append(reply.why)
             truncated.append(stopped_at_token_limit(state.output))
         state.messages = conversations
         state.store.set(COMPLETIONS_KEY, completions)
         state.store.set(TRUNCATED_STORE_KEY, truncated)
+        state.store.set(REBUILT_STORE_KEY, rebuilt)
         return state
 
     return solve
