@@ -322,17 +322,60 @@ def test_drivelmm_o1_mcq_and_judge_read_the_raw_reply(
         assert text.endswith("LLM Response: " + raw), "the judge gets the reply byte for byte"
 
 
-def test_a_cache_hit_is_rebuilt_and_says_so(
+def test_a_cache_hit_reads_the_raw_text_back(
     fake_model_server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Inspect's cache keeps the parsed output only: the second run rebuilds the reply and records why."""
-    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    fake_model_server.policy = surds_policy("<answer>{gold}</answer>")
+    """Inspect's cache keeps the parsed output only; the raw text kept beside it scores the hit exactly as the call."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
+    monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "drive-cache"))
+    fake_model_server.policy = surds_policy("<answer>{gold}</answer>\n<think>draft: <answer>{wrong}</answer></think>")
     options = {"sample_id": "surds-depth-0000", "cache": True}
     first = run("drive_evals/surds", fake_model_server, tmp_path, {"subsets": "depth"}, **options)
+    calls = len(fake_model_server.requests)
+    second = run("drive_evals/surds", fake_model_server, tmp_path, {"subsets": "depth"}, **options)
+    assert len(fake_model_server.requests) == calls, "the second run is answered from the cache"
+    assert first.samples is not None and second.samples is not None
+    (fresh,), (cached,) = first.samples, second.samples
+    assert cached.store["surds_completions"] == fresh.store["surds_completions"]
+    assert cached.store["surds_completions"][0].startswith("<answer>")
+    assert metrics(second, SURDS_SCORER)["depth"] == metrics(first, SURDS_SCORER)["depth"] == 1.0
+    assert cached.scores is not None and REPLY_REBUILT_KEY not in (cached.scores[SURDS_SCORER].metadata or {})
+
+
+def test_a_cache_hit_without_its_raw_text_is_rebuilt_and_says_so(
+    fake_model_server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry cached without its raw text (another tool, a cleared drive_evals cache): rebuilt, and named."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
+    fake_model_server.policy = surds_policy("<answer>{gold}</answer>")
+    options = {"sample_id": "surds-depth-0000", "cache": True}
+    monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "first"))
+    first = run("drive_evals/surds", fake_model_server, tmp_path, {"subsets": "depth"}, **options)
+    monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "empty"))
     second = run("drive_evals/surds", fake_model_server, tmp_path, {"subsets": "depth"}, **options)
     assert first.samples is not None and second.samples is not None
     (fresh,), (cached,) = first.samples, second.samples
     assert fresh.scores is not None and cached.scores is not None
     assert REPLY_REBUILT_KEY not in (fresh.scores[SURDS_SCORER].metadata or {})
     assert cached.scores[SURDS_SCORER].metadata == {REPLY_REBUILT_KEY: {"1": NO_CALL}}
+
+
+def test_openai_compatible_provider_scores_the_raw_reply(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
+    """`openai-api/<service>/...` (vLLM, SGLang and other compatible servers) splits `<think>` the same way."""
+    from fakeserver.server import OPENAI_API_SERVICE
+
+    fake_model_server.policy = surds_policy("<answer>{gold}</answer>\n<think>draft: <answer>{wrong}</answer></think>")
+    (log,) = inspect_eval(
+        "drive_evals/surds",
+        model=f"openai-api/{OPENAI_API_SERVICE}/qwen3-vl-8b",
+        task_args={"data": "demo", "subsets": "yaw,depth"},
+        sample_id=["surds-yaw-0000", "surds-depth-0000"],
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=1,
+    )
+    assert log.status == "success", log.error
+    values = metrics(log, SURDS_SCORER)
+    assert (values["yaw"], values["depth"]) == (1.0, 1.0)
+    assert log.samples is not None
+    assert all(t.startswith("<answer>") for s in log.samples for t in s.store["surds_completions"])

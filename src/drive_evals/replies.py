@@ -13,15 +13,21 @@ Responses `output_text` parts, Anthropic `text` blocks, Gemini parts without `th
 provider's own channel (OpenAI reasoning items, a `reasoning_content` field, Anthropic thinking blocks, Gemini
 thought parts) is not text and stays out (docs/reasoning-models.md).
 
-Where no raw response exists (a `--cache` hit, a provider with no recognised response shape, a log written
-before this module stored replies) the reply is rebuilt from Inspect's parts (`rebuilt_text`) and the sample
-says so (`REPLY_REBUILT_KEY` in its score metadata).
+Inspect's `--cache` keeps the parsed `ModelOutput` only, so when a call is cached its raw text is kept beside
+it (`RAW_CACHE_SUBDIR`, keyed by the cached message's id) and a cache hit reads it back. Where no raw text exists
+(a hit on an entry cached without drive_evals, a provider with no recognised response shape, a log written before
+this module stored replies) the reply is rebuilt from Inspect's parts (`rebuilt_text`) and the sample says so
+(`REPLY_REBUILT_KEY` in its score metadata).
 """
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai.event import ModelEvent
@@ -36,6 +42,8 @@ from inspect_ai.model._model import ModelEventSink, _model_event_sink, use_model
 # own think block, so that block is not put back a second time by `rebuilt_text`.
 from inspect_ai.model._reasoning import parse_content_with_reasoning
 from inspect_ai.solver import Generate, TaskState
+
+from drive_evals.data import cache_dir
 
 ReplySource = Literal["provider", "rebuilt"]
 PROVIDER: ReplySource = "provider"
@@ -56,7 +64,12 @@ TOKEN_LIMIT_STOP = "max_tokens"
 Anthropic `stop_reason: max_tokens`, Gemini `MAX_TOKENS`, Responses `incomplete: max_output_tokens`), also
 under `--batch`."""
 
-NO_CALL = "no raw response (a cache hit, or a provider that does not record its API call)"
+RAW_CACHE_SUBDIR = "replies"
+"""Folder under the drive_evals cache (`DRIVE_EVALS_CACHE`) holding the raw text of each reply Inspect cached."""
+_MESSAGE_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
+"""What a message id must look like to name a file (Inspect's ids are short uuids)."""
+
+NO_CALL = "no raw response (a cache hit without its raw text, or a provider that does not record its API call)"
 UNKNOWN_SHAPE = "raw response in a shape drive_evals does not read"
 
 
@@ -169,20 +182,53 @@ class _RawTextSink:
     def on_complete(self, event: ModelEvent) -> None:
         # Read before forwarding: the transcript drops `call` when it processes the event.
         if event.error is None:
-            call = event.call
-            if call is None or call.error:
-                self.reply = Reply(rebuilt_text(event.output), REBUILT, NO_CALL)
-            else:
-                text = provider_text(call.response)
-                self.reply = (
-                    Reply(text, PROVIDER)
-                    if text is not None
-                    else Reply(rebuilt_text(event.output), REBUILT, UNKNOWN_SHAPE)
-                )
+            self.reply = _reply_of(event)
         if self.inner is not None:
             self.inner.on_complete(event)
         else:
             transcript()._event_updated(event)
+
+
+def _reply_of(event: ModelEvent) -> Reply:
+    """The raw text of a completed generation: from its API call, or from the raw-text cache on a cache hit."""
+    message_id = event.output.message.id if event.output.choices else None
+    if event.cache == "read":
+        cached = _cached_raw_text(message_id)
+        return Reply(cached, PROVIDER) if cached is not None else Reply(rebuilt_text(event.output), REBUILT, NO_CALL)
+    call = event.call
+    if call is None or call.error:
+        return Reply(rebuilt_text(event.output), REBUILT, NO_CALL)
+    text = provider_text(call.response)
+    if text is None:
+        return Reply(rebuilt_text(event.output), REBUILT, UNKNOWN_SHAPE)
+    if event.cache == "write":
+        _cache_raw_text(message_id, text)
+    return Reply(text, PROVIDER)
+
+
+def _raw_text_path(message_id: str | None) -> Path | None:
+    if message_id is None or not _MESSAGE_ID.fullmatch(message_id):
+        return None
+    return cache_dir() / RAW_CACHE_SUBDIR / f"{message_id}.txt"
+
+
+def _cache_raw_text(message_id: str | None, text: str) -> None:
+    """Keep the raw text of a reply Inspect is caching (atomically: a concurrent reader sees all or nothing)."""
+    path = _raw_text_path(message_id)
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False) as handle:
+        handle.write(text.encode("utf-8", "surrogatepass"))
+    os.replace(handle.name, path)
+
+
+def _cached_raw_text(message_id: str | None) -> str | None:
+    path = _raw_text_path(message_id)
+    try:
+        return path.read_bytes().decode("utf-8", "surrogatepass") if path is not None else None
+    except OSError:
+        return None
 
 
 async def generate_reply(state: TaskState, generate: Generate) -> tuple[TaskState, Reply]:
