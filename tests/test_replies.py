@@ -22,9 +22,13 @@ from inspect_runs import metrics
 from drive_evals.drivelmm_o1.prompts import JUDGE_SYSTEM_PROMPT
 from drive_evals.replies import (
     NO_CALL,
+    PROVIDER,
+    REBUILT,
     REPLY_REBUILT_KEY,
     THINK_TAG_SOURCE,
+    Reply,
     anthropic_text,
+    fallback_reply,
     gemini_text,
     openai_chat_text,
     openai_responses_text,
@@ -200,6 +204,19 @@ def test_gemini_thought_parts_stay_out() -> None:
     assert gemini_text(body) == provider_text(body) == "G"
 
 
+def test_without_a_raw_response_only_a_lossy_rebuild_is_marked() -> None:
+    """An in-process provider's text is the reply; a text Inspect split a `<think>` block off is only rebuilt."""
+    assert fallback_reply(ModelOutput.from_content("m", " <answer>A</answer> "), NO_CALL) == Reply(
+        " <answer>A</answer> ", PROVIDER
+    )
+    native = output_of(ContentReasoning(reasoning="hidden", signature="s"), ContentText(text="<answer>B</answer>"))
+    assert fallback_reply(native, NO_CALL) == Reply("<answer>B</answer>", PROVIDER)
+    split = output_of(
+        ContentReasoning(reasoning="x", internal=THINK_TAG_SOURCE), ContentText(text="<answer>C</answer>")
+    )
+    assert fallback_reply(split, NO_CALL) == Reply("<think>\nx\n</think>\n<answer>C</answer>", REBUILT, NO_CALL)
+
+
 def test_an_unknown_shape_is_not_read() -> None:
     assert provider_text({"result": "text"}) is None
     assert provider_text("text") is None
@@ -351,7 +368,7 @@ def test_a_cache_hit_without_its_raw_text_is_rebuilt_and_says_so(
 ) -> None:
     """An entry cached without its raw text (another tool, a cleared drive_evals cache): rebuilt, and named."""
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
-    fake_model_server.policy = surds_policy("<answer>{gold}</answer>")
+    fake_model_server.policy = surds_policy("<answer>{gold}</answer>\n<think>draft</think>")
     options = {"sample_id": "surds-depth-0000", "cache": True}
     monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "first"))
     first = run("drive_evals/surds", fake_model_server, tmp_path, {"subsets": "depth"}, **options)

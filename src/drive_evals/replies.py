@@ -47,7 +47,8 @@ from drive_evals.data import cache_dir
 
 ReplySource = Literal["provider", "rebuilt"]
 PROVIDER: ReplySource = "provider"
-"""The reply is the provider's text channel, byte for byte."""
+"""The reply is the provider's text, byte for byte: read from its raw response, or Inspect's output where Inspect
+split nothing off it (an in-process provider such as `chance/` or `mockllm/` has no raw response)."""
 REBUILT: ReplySource = "rebuilt"
 """No raw response was available: the reply was rebuilt from Inspect's parts (`rebuilt_text`)."""
 REPLY_REBUILT_KEY = "reply_rebuilt"
@@ -194,16 +195,27 @@ def _reply_of(event: ModelEvent) -> Reply:
     message_id = event.output.message.id if event.output.choices else None
     if event.cache == "read":
         cached = _cached_raw_text(message_id)
-        return Reply(cached, PROVIDER) if cached is not None else Reply(rebuilt_text(event.output), REBUILT, NO_CALL)
+        return Reply(cached, PROVIDER) if cached is not None else fallback_reply(event.output, NO_CALL)
     call = event.call
     if call is None or call.error:
-        return Reply(rebuilt_text(event.output), REBUILT, NO_CALL)
+        return fallback_reply(event.output, NO_CALL)
     text = provider_text(call.response)
     if text is None:
-        return Reply(rebuilt_text(event.output), REBUILT, UNKNOWN_SHAPE)
+        return fallback_reply(event.output, UNKNOWN_SHAPE)
     if event.cache == "write":
         _cache_raw_text(message_id, text)
     return Reply(text, PROVIDER)
+
+
+def fallback_reply(output: ModelOutput, why: str) -> Reply:
+    """Without a raw response: Inspect's text where it is the reply exactly, else the rebuild, marked with `why`."""
+    content = output.message.content if output.choices else ""
+    # One string, or one text part beside reasoning of the provider's own channel: nothing was split off.
+    exact = isinstance(content, str) or (
+        sum(isinstance(part, ContentText) for part in content) == 1
+        and not any(isinstance(part, ContentReasoning) and part.internal == THINK_TAG_SOURCE for part in content)
+    )
+    return Reply(rebuilt_text(output), PROVIDER) if exact else Reply(rebuilt_text(output), REBUILT, why)
 
 
 def _raw_text_path(message_id: str | None) -> Path | None:
@@ -237,7 +249,7 @@ async def generate_reply(state: TaskState, generate: Generate) -> tuple[TaskStat
     with use_model_event_sink(sink):
         state = await generate(state)
     # Several events complete when Inspect retries; the last successful one produced `state.output`.
-    return state, sink.reply or Reply(rebuilt_text(state.output), REBUILT, NO_CALL)
+    return state, sink.reply or fallback_reply(state.output, NO_CALL)
 
 
 def rebuilt_text(output: ModelOutput) -> str:
