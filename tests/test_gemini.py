@@ -138,7 +138,7 @@ def test_surds_scores_the_answer_text_not_the_thought(
         sample_id=SURDS_SAMPLES,
     )
     values = metrics(log, SURDS_SCORER)
-    assert (values["yaw"], values["depth"], values["depth_valid_rate"]) == (expected, expected, expected)
+    assert (values["yaw"], values["depth"], values["valid_rate"]) == (expected, expected, expected)
     assert log.samples is not None
     for sample in log.samples:
         assert all(THOUGHT_MARK not in text for text in sample.store["surds_completions"])

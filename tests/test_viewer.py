@@ -119,7 +119,14 @@ def test_log_metrics_are_the_headline_set() -> None:
     scores = [
         SampleScore(score=Score(value={"reasoning_score": 0.5, "judge_overall": 0.5, "judged": 1.0}), sample_id=1)
     ]
-    headline = {"reasoning_score", "judge_overall", "judge_overall_count", "judge_coverage", "missing_samples"}
+    headline = {
+        "reasoning_score",
+        "judge_overall",
+        "judge_overall_count",
+        "judge_out_of_range_count",
+        "judge_coverage",
+        "missing_samples",
+    }
     assert set(reasoning_metrics()(scores)) == headline  # type: ignore[arg-type]
     assert set(o1_stderr()(scores)) == {"reasoning_score_stderr", "judge_overall_stderr", "mcq_accuracy_stderr"}  # type: ignore[arg-type]
 

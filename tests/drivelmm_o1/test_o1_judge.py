@@ -65,7 +65,7 @@ def test_without_cache_every_attempt_calls(isolated: Path) -> None:
 
 @pytest.mark.parametrize(
     ("script", "reason"),
-    [("always-invalid", "invalid_json"), ("out-of-range", "out_of_range"), ("missing-key", "missing_keys")],
+    [("always-invalid", "invalid_json"), ("missing-key", "missing_keys")],
 )
 def test_failures_are_kept_with_reason(script: str, reason: str, isolated: Path) -> None:
     judgement = judge(script)
@@ -76,6 +76,15 @@ def test_failures_are_kept_with_reason(script: str, reason: str, isolated: Path)
     values = rubric_values([judgement])
     assert values["judged"] == 0.0
     assert values["reasoning_score"] != values["reasoning_score"]  # NaN: not a zero
+
+
+def test_an_out_of_range_reply_is_counted_as_given_and_flagged(isolated: Path) -> None:
+    """The official parser keeps a criterion of 11: no retry, the value averaged as given, the sample flagged."""
+    judgement = judge("out-of-range")
+    assert judgement.ok and call_count(isolated) == 1
+    assert judgement.parse is not None and judgement.parse.out_of_range == {"Relevance": 11.0}
+    values = rubric_values([judgement])
+    assert values["judged"] == 1.0 and values["relevance"] == 1.1 and values["judge_out_of_range"] == 1.0
 
 
 def test_panel_values_average_judges() -> None:

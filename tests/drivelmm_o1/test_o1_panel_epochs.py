@@ -117,13 +117,14 @@ def test_single_judge_has_no_panel_values() -> None:
 
 
 def test_judge_overall_count_is_its_denominator() -> None:
-    """Judgements with a missing or out-of-range Overall are left out of `judge_overall`; the count says so."""
+    """Judgements without an Overall are left out of `judge_overall`; the count says so. An Overall outside 1-10
+    is averaged as given, as the official script averages it."""
     scores = [
         Score(value=rubric_values([judgement("a", 6, overall=6.0)])),
-        Score(value=rubric_values([judgement("a", 6, overall=11.0)])),  # out of range: not averaged
+        Score(value=rubric_values([judgement("a", 6, overall=11.0)])),  # out of range: averaged as given
         Score(value=rubric_values([judgement("a", None)])),
         Score(value=rubric_values([judgement("a", 8, overall=8.0)])),
     ]
     samples = [SampleScore(score=s, sample_id=str(n)) for n, s in enumerate(scores)]
     value = compute(reasoning_metrics(), samples)
-    assert value["judge_overall_count"] == 2.0 and value["judge_overall"] == pytest.approx(0.7)
+    assert value["judge_overall_count"] == 3.0 and value["judge_overall"] == pytest.approx((0.6 + 1.1 + 0.8) / 3)

@@ -1,4 +1,5 @@
-"""Judge-reply parsing never raises and rejects anything but twelve finite numbers in [1, 10]."""
+"""Judge-reply parsing never raises and is never stricter than the official `ast.literal_eval` parser: twelve
+finite numbers, as JSON or as a Python literal, a value outside [1, 10] counted as given and flagged."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from drive_evals.drivelmm_o1.rubric import (
     INVALID_JSON,
     MISSING_KEYS,
     NON_NUMERIC,
-    OUT_OF_RANGE,
     EvaluationScores,
     criterion_fractions,
     find_json_object,
@@ -96,9 +96,26 @@ def test_missing_keys_are_listed_in_schema_order() -> None:
 
 
 @pytest.mark.parametrize("value", [0, 0.99, 10.01, 11, -3, 100])
-def test_out_of_range(value: float) -> None:
+def test_out_of_range_counts_as_given_and_is_flagged(value: float) -> None:
+    """The official script averages what the judge gave: 0 and 11 included."""
     parsed = parse_judge_reply(json.dumps(reply(Relevance=value)))
-    assert parsed.error == f"{OUT_OF_RANGE}: {{'Relevance': {float(value)!r}}}"
+    assert parsed.ok
+    assert parsed.scores["Relevance"] == value
+    assert parsed.out_of_range == {"Relevance": value}
+
+
+def test_python_literal_dict_is_read_as_the_official_parser_reads_it() -> None:
+    literal = repr(reply())  # single quotes: not JSON
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(literal)
+    parsed = parse_judge_reply(literal)
+    assert parsed.ok and parsed.scores == dict(zip(CRITERIA, SCORES, strict=True))
+    assert parsed.reported_overall == 7.42 and parsed.out_of_range == {}
+
+
+@pytest.mark.parametrize("text", ["{'Relevance': 7", "{'a': undefined_name}", "print('x')", "{'a': 1} trailing"])
+def test_what_literal_eval_rejects_is_still_invalid(text: str) -> None:
+    assert parse_judge_reply(text).error == INVALID_JSON
 
 
 @pytest.mark.parametrize("value", [1, 1.0, 10, 10.0])
@@ -122,10 +139,7 @@ def test_huge_integer_is_non_numeric() -> None:
 
 def test_several_problems_are_joined() -> None:
     parsed = parse_judge_reply(json.dumps(reply(Relevance=None, Hallucination="high", Commonsense=12)))
-    assert parsed.error == (
-        f"{MISSING_KEYS}: ['Relevance']; {NON_NUMERIC}: {{'Hallucination': \"'high'\"}}; "
-        f"{OUT_OF_RANGE}: {{'Commonsense': 12.0}}"
-    )
+    assert parsed.error == f"{MISSING_KEYS}: ['Relevance']; {NON_NUMERIC}: {{'Hallucination': \"'high'\"}}"
 
 
 def test_long_bogus_value_is_truncated_in_reason() -> None:
@@ -150,8 +164,8 @@ def test_overall_score_is_optional_and_unchecked() -> None:
     assert parsed.reported_overall is None
     odd = parse_judge_reply(json.dumps(reply(Overall_Score=42)))
     assert odd.ok
-    assert odd.reported_overall == 42.0
-    assert judge_overall(odd.reported_overall) is None
+    assert odd.reported_overall == 42.0 and odd.out_of_range == {OVERALL_SCORE_KEY: 42.0}
+    assert judge_overall(odd.reported_overall) == 4.2, "counted as given, as the official script does"
     assert parse_judge_reply(json.dumps(reply(Overall_Score="7"))).reported_overall is None
 
 
@@ -222,7 +236,8 @@ def test_parser_on_arbitrary_score_objects(values: dict[str, Any]) -> None:
     parsed = parse_judge_reply(json.dumps(values))
     if parsed.ok:
         assert set(parsed.scores) == set(CRITERIA)
-        assert all(1.0 <= score <= 10.0 for score in parsed.scores.values())
+        outside = {k: v for k, v in parsed.scores.items() if not 1.0 <= v <= 10.0}
+        assert outside.items() <= parsed.out_of_range.items()
     else:
         assert parsed.scores == {}
         assert parsed.reported_overall is None
@@ -238,9 +253,17 @@ def test_reasoning_score_and_fractions() -> None:
     assert fractions["Faithfulness-Step"] == pytest.approx(0.6)
 
 
-@pytest.mark.parametrize(("reported", "expected"), [(7.42, 0.742), (1.0, 0.1), (10.0, 1.0), (0.5, None), (None, None)])
+@pytest.mark.parametrize(("reported", "expected"), [(7.42, 0.742), (1.0, 0.1), (10.0, 1.0), (0.5, 0.05), (None, None)])
 def test_judge_overall(reported: float | None, expected: float | None) -> None:
-    assert judge_overall(reported) == (None if expected is None else pytest.approx(expected))
+    assert judge_overall(reported) == expected
+
+
+@pytest.mark.parametrize(("given", "stored"), [(9.4, 0.94), (2.3, 0.23), (7.42, 0.742), (0.3, 0.03), (11, 1.1)])
+def test_fractions_are_the_judges_numbers_exactly(given: float, stored: float) -> None:
+    """9.4 / 10 in binary floats is 0.9400000000000001; the stored value reads as the judge's 9.4 does."""
+    fractions = criterion_fractions(dict.fromkeys(CRITERIA, given))
+    assert repr(fractions["Relevance"]) == repr(stored)
+    assert repr(judge_overall(given)) == repr(stored)
 
 
 def test_rubric_table() -> None:

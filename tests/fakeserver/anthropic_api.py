@@ -26,6 +26,9 @@ from .records import (
 # Pillow format names of the media types the Messages API accepts.
 MEDIA_TYPE_FORMATS = {"image/jpeg": "JPEG", "image/png": "PNG", "image/gif": "GIF", "image/webp": "WEBP"}
 STREAM_CHUNK_CHARS = 16
+THINKING_SPLIT = "\x1e<thinking block ends>\x1e"
+"""A policy reply `thinking + THINKING_SPLIT + text` is served as a `thinking` block, then a `text` block."""
+FAKE_SIGNATURE = "fake-signature"
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -54,7 +57,7 @@ class AnthropicMessages:
     def response_body(
         self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> dict[str, Any]:
-        content = [] if text is None else [{"type": "text", "text": text}]
+        content = [] if text is None else _blocks(text)
         return {
             **_message(request, response_id, content, stop_reason=_stop_reason(cut)),
             "usage": _usage(request, estimate_tokens(text or "")),
@@ -68,7 +71,19 @@ class AnthropicMessages:
 
         start = {**_message(request, response_id, [], stop_reason=None), "usage": _usage(request, 1)}
         events = [event("message_start", message=start)]
-        if text is not None:
+        if text is not None and THINKING_SPLIT in text:
+            # The whole thinking block in its start event: the SDK accumulates it as given.
+            thinking, text = text.split(THINKING_SPLIT, 1)
+            block = _blocks(thinking + THINKING_SPLIT)[0]
+            events.append(event("content_block_start", index=0, content_block=block))
+            events.append(event("content_block_stop", index=0))
+            events.append(event("content_block_start", index=1, content_block={"type": "text", "text": ""}))
+            events.extend(
+                event("content_block_delta", index=1, delta={"type": "text_delta", "text": part})
+                for part in text_chunks(text, STREAM_CHUNK_CHARS)
+            )
+            events.append(event("content_block_stop", index=1))
+        elif text is not None:
             events.append(event("content_block_start", index=0, content_block={"type": "text", "text": ""}))
             events.append(event("ping"))
             events.extend(
@@ -159,6 +174,17 @@ def _image(source: dict[str, Any], index: int) -> DecodedImage:
         f"{where}: Image does not match the provided media type {media_type}",
     )
     return image
+
+
+def _blocks(text: str) -> list[dict[str, Any]]:
+    """The content blocks of a reply: a thinking block first when the policy asked for one (`THINKING_SPLIT`)."""
+    if THINKING_SPLIT not in text:
+        return [{"type": "text", "text": text}]
+    thinking, rest = text.split(THINKING_SPLIT, 1)
+    return [
+        {"type": "thinking", "thinking": thinking, "signature": FAKE_SIGNATURE},
+        *([{"type": "text", "text": rest}] if rest else []),
+    ]
 
 
 def _stop_reason(cut: bool) -> str:

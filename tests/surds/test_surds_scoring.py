@@ -95,6 +95,16 @@ def test_parse_point(answer: str, point: tuple[float, float] | None) -> None:
     assert parse_point(answer) == point
 
 
+def test_fidelity_differences_in_xy2d_brackets() -> None:
+    """Documented differences (docs/surds.md, Fidelity): the official code evaluates any bracket and crashes on a
+    non-number such as `...` (an Ellipsis literal); here it is invalid. A bracket over 10,000 characters, a point
+    in the official code and evalscope, is invalid here (not evaluated, to bound the work on runaway output)."""
+    assert parse_point("[..., 450]") is None
+    padded = "[" + " " * 10_000 + "800, 450]"
+    assert re.fullmatch(r"\[[-\d.,\s]+\]", padded) and parse_point(padded) is None
+    assert parse_point("[" + " " * 9_000 + "800, 450]") == (800.0, 450.0)
+
+
 def test_centerness() -> None:
     assert centerness((200, 200), [100, 100, 300, 300]) == 1.0
     assert math.isclose(centerness((150, 150), [100, 100, 300, 300]), 1 / 3)

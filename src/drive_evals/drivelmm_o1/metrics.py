@@ -32,6 +32,10 @@ JUDGE_COVERAGE = "judge_coverage"
 MISSING_SAMPLES = "missing_samples"
 """Planned samples without a score because they errored (never judged, in no mean)."""
 MCQ_ACCURACY = "mcq_accuracy"
+JUDGE_OUT_OF_RANGE = "judge_out_of_range"
+"""Score.value flag: a judge gave a criterion or Overall Score outside 1-10 (counted as given, as officially)."""
+OUT_OF_RANGE_KEY = "out_of_range"
+"""Score.metadata key: per judge, the values it gave outside 1-10."""
 MCQ_COUNTED = "mcq_counted"
 MCQ_CORRECT = "mcq_correct"
 MCQ_LENIENT = "mcq_correct_lenient"
@@ -95,9 +99,10 @@ def _coverage(scores: list[SampleScore], missing: int) -> float:
 @metric
 def reasoning_metrics() -> Metric:
     """`reasoning_score` (mean of the 12 criteria / 10, the headline), `judge_overall` (the judge's own Overall /
-    10, the paper's computation), `judge_overall_count` (the samples it averages: judgements whose Overall is
-    missing or outside 1-10 are left out) and `judge_coverage` (judged / all samples). The report shows each
-    criterion. `judge_coverage` counts errored samples as unjudged; `missing_samples` counts them."""
+    10, the official computation over the judged samples), `judge_overall_count` (the samples it averages:
+    judgements without a numeric Overall are left out), `judge_out_of_range_count` (samples where a judge went
+    outside 1-10, counted as given) and `judge_coverage` (judged / planned samples: errored samples count as
+    unjudged; `missing_samples` counts them). The report shows each criterion."""
 
     def compute(scores: list[SampleScore]) -> Value:
         missing = len(missing_units(scores))
@@ -105,6 +110,7 @@ def reasoning_metrics() -> Metric:
             REASONING: _mean(scores, REASONING),
             JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL),
             JUDGE_OVERALL_COUNT: sum(not math.isnan(_value(s, JUDGE_OVERALL)) for s in scores),
+            f"{JUDGE_OUT_OF_RANGE}_count": sum(_value(s, JUDGE_OUT_OF_RANGE) > 0 for s in scores),
             JUDGE_COVERAGE: _coverage(scores, missing),
             MISSING_SAMPLES: missing,
         }

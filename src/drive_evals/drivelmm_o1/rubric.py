@@ -1,16 +1,20 @@
 """The DriveLMM-o1 twelve-criterion rubric: judge-reply parsing and validation, aggregation, display.
 
 A judge reply is untrusted text, so `parse_judge_reply` never raises: it returns the twelve scores or a short,
-loggable failure reason, and the caller decides whether to retry. Validation is deliberately strict (the judge
-answers a strict JSON schema of numbers), so a malformed reply is retried rather than guessed at.
+loggable failure reason, and the caller decides whether to retry. It is never stricter than the official parser
+(`ast.literal_eval` of the reply, evaluation_script.py at 338d6b3): what that accepts counts as it counts there,
+a Python-literal dict and a criterion outside 1-10 included (the latter flagged, see `RubricParse.out_of_range`);
+what it rejects (no dict, a missing criterion, a value that is not a number) is retried rather than guessed at.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from statistics import fmean
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +23,9 @@ from .prompts import CRITERIA, CRITERION_ALIASES, CRITERION_MAX, CRITERION_MIN, 
 
 MAX_JSON_CANDIDATES = 64
 """How many `{` positions are tried as the start of a JSON object; bounds the work on adversarial replies."""
+MAX_LITERAL_CHARS = 20_000
+"""Longest reply read with `ast.literal_eval` (the official parser); far above the judge's 500 tokens, and a
+bound on the parser's work and recursion on a runaway reply."""
 
 SCORE_SCALE = CRITERION_MAX
 """Scores are divided by this to map the 1-10 scale into (0, 1]."""
@@ -29,7 +36,6 @@ EMPTY = "empty"
 INVALID_JSON = "invalid_json"
 MISSING_KEYS = "missing_keys"
 NON_NUMERIC = "non_numeric"
-OUT_OF_RANGE = "out_of_range"
 """Failure reason prefixes; a reason may join several problems with `; `."""
 
 
@@ -41,6 +47,8 @@ class RubricParse:
     """The twelve criteria keyed by schema key (1-10), empty on failure."""
     reported_overall: float | None = None
     """The judge's `Overall Score` when it is a finite number (not range-checked); None if absent or on failure."""
+    out_of_range: dict[str, float] = field(default_factory=dict)
+    """Criteria (and `Overall Score`) outside 1-10: counted as given, as the official script counts them."""
     error: str | None = None
     """Why the reply was rejected, e.g. `missing_keys: ['Relevance']`; None when the reply is valid."""
 
@@ -53,15 +61,18 @@ class RubricParse:
 def parse_judge_reply(text: str) -> RubricParse:
     """Read the twelve criteria (and the judge's Overall Score) from a judge reply; never raises.
 
-    The first JSON object that decodes is used, wherever it is: alone, inside prose, or in a ```json fence.
+    The first JSON object that decodes is used, wherever it is: alone, inside prose, or in a ```json fence;
+    else the whole reply read as a Python literal, as the official script reads it (single quotes, `True`).
     `Commonsense Reasoning` (the prompt's wording) is read as `Commonsense`; the schema key wins if both are given.
-    Each criterion must be a JSON number (int or float, not a boolean) that is finite and within [1, 10].
-    Numeric strings such as `"7.5"` are rejected: the strict schema demands numbers, a string means the schema
-    was not honoured, and a retry is safer than guessing what `float()` should accept. Extra keys are ignored.
+    Each criterion must be a finite number (int or float, not a boolean). A value outside [1, 10] is kept as given
+    and listed in `out_of_range`. Numeric strings such as `"7.5"` are rejected: the official mean of such values
+    fails, and a retry is safer than guessing what `float()` should accept. Extra keys are ignored.
     """
     if not text.strip():
         return RubricParse(error=EMPTY)
     obj = find_json_object(text)
+    if obj is None:
+        obj = python_literal_dict(text)
     if obj is None:
         return RubricParse(error=INVALID_JSON)
     values = _canonical_keys(obj)
@@ -69,10 +80,25 @@ def parse_judge_reply(text: str) -> RubricParse:
     problems = _problems(values, numbers)
     if problems:
         return RubricParse(error="; ".join(problems))
+    scores = {key: number for key, number in numbers.items() if number is not None}
+    overall = _as_number(values.get(OVERALL_SCORE_KEY))
+    given = {**scores, **({OVERALL_SCORE_KEY: overall} if overall is not None else {})}
     return RubricParse(
-        scores={key: number for key, number in numbers.items() if number is not None},
-        reported_overall=_as_number(values.get(OVERALL_SCORE_KEY)),
+        scores=scores,
+        reported_overall=overall,
+        out_of_range={key: number for key, number in given.items() if not _in_range(number)},
     )
+
+
+def python_literal_dict(text: str) -> dict[str, object] | None:
+    """The reply as the official parser reads it: `ast.literal_eval` of the whole reply, when that is a dict."""
+    if len(text) > MAX_LITERAL_CHARS:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) and all(isinstance(key, str) for key in value) else None
 
 
 def find_json_object(text: str) -> dict[str, object] | None:
@@ -105,14 +131,11 @@ def _problems(values: Mapping[str, object], numbers: Mapping[str, float | None])
     """Every reason the twelve criteria are unusable, grouped by kind (empty when they are valid)."""
     missing = [key for key in CRITERIA if key not in values]
     non_numeric = {key: _shown(values[key]) for key, number in numbers.items() if number is None}
-    out_of_range = {key: number for key, number in numbers.items() if number is not None and not _in_range(number)}
     problems = []
     if missing:
         problems.append(f"{MISSING_KEYS}: {missing}")
     if non_numeric:
         problems.append(f"{NON_NUMERIC}: {non_numeric}")
-    if out_of_range:
-        problems.append(f"{OUT_OF_RANGE}: {out_of_range}")
     return problems
 
 
@@ -141,20 +164,25 @@ def _shown(value: object) -> str:
 
 
 def reasoning_score(scores: Mapping[str, float]) -> float:
-    """This project's final reasoning score: the mean of the twelve criteria, divided by 10 (in [0.1, 1])."""
+    """This project's final reasoning score: the mean of the twelve criteria, divided by 10 (in [0.1, 1] unless
+    the judge went outside 1-10)."""
     return fmean(scores[key] for key in CRITERIA) / SCORE_SCALE
 
 
+def scaled(value: float) -> float:
+    """`value / 10` in decimal, so the stored fraction reads as the judge's number does (9.4 -> 0.94, not
+    0.9400000000000001): the shortest repr of the float, shifted one place."""
+    return float(Decimal(repr(value)) / Decimal(repr(SCORE_SCALE)))
+
+
 def judge_overall(reported: float | None) -> float | None:
-    """The judge's own Overall Score divided by 10 (the paper's headline), or None if absent or outside [1, 10]."""
-    if reported is None or not _in_range(reported):
-        return None
-    return reported / SCORE_SCALE
+    """The judge's own Overall Score divided by 10, as given (the paper's headline), or None if absent."""
+    return None if reported is None else scaled(reported)
 
 
 def criterion_fractions(scores: Mapping[str, float]) -> dict[str, float]:
-    """Each criterion divided by 10, in schema order (the paper's per-criterion columns are these x 100)."""
-    return {key: scores[key] / SCORE_SCALE for key in CRITERIA}
+    """Each criterion divided by 10 (exactly, `scaled`), in schema order (the paper's columns are these x 100)."""
+    return {key: scaled(scores[key]) for key in CRITERIA}
 
 
 def rubric_table(scores: Mapping[str, float], reported_overall: float | None) -> str:

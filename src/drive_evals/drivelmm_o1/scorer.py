@@ -20,6 +20,7 @@ from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, Judge
 from drive_evals.drivelmm_o1.mcq import MCQResult, lenient_correct, official_correct
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
+    JUDGE_OUT_OF_RANGE,
     JUDGE_OVERALL,
     JUDGED,
     MCQ_CORRECT,
@@ -28,6 +29,7 @@ from drive_evals.drivelmm_o1.metrics import (
     MCQ_LENIENT,
     MIN_PANEL,
     NONE_QUIRK,
+    OUT_OF_RANGE_KEY,
     PANEL_KEY,
     REASONING,
     judge_key,
@@ -38,7 +40,14 @@ from drive_evals.drivelmm_o1.metrics import (
 )
 from drive_evals.drivelmm_o1.prompts import judge_user_message
 from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score
-from drive_evals.replies import emitted_text, stopped_at_token_limit
+from drive_evals.replies import (
+    NO_CALL,
+    REBUILT_STORE_KEY,
+    REPLY_STORE_KEY,
+    rebuilt_note,
+    rebuilt_text,
+    stopped_at_token_limit,
+)
 from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 GRADER_FAILED = "grader_failed"
@@ -79,6 +88,12 @@ def panel_entry(judgement: Judgement, with_scores: bool) -> dict[str, object]:
     return entry
 
 
+def out_of_range_note(judgements: Sequence[Judgement]) -> dict[str, dict[str, dict[str, float]]]:
+    """Score.metadata entry: per judge, the values it gave outside 1-10 (empty when none did)."""
+    flagged = {j.judge: j.parse.out_of_range for j in judgements if j.ok and j.parse and j.parse.out_of_range}
+    return {OUT_OF_RANGE_KEY: flagged} if flagged else {}
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else NAN
 
@@ -91,6 +106,7 @@ def rubric_values(judgements: Sequence[Judgement]) -> dict[str, float]:
         JUDGED: 1.0 if valid else 0.0,
         REASONING: _mean([reasoning_score(p.scores) for p in valid]),
         JUDGE_OVERALL: _mean([o for o in overall if o is not None]),
+        JUDGE_OUT_OF_RANGE: 1.0 if any(p.out_of_range for p in valid) else 0.0,
     }
     fractions = [criterion_fractions(p.scores) for p in valid]
     values.update({name: _mean([f[c] for f in fractions]) for c, name in CRITERION_NAMES.items()})
@@ -160,6 +176,11 @@ def explain(
             parts.append(
                 f"**Judge {judgement.judge}**: mean of the 12 criteria {10 * reasoning_score(parse.scores):.2f} "
                 f"/ 10; its own Overall Score {overall}."
+                + (
+                    f" Outside 1-10, counted as given (as the official script does): {parse.out_of_range}."
+                    if parse.out_of_range
+                    else ""
+                )
             )
         else:
             parts.append(f"**Judge {judgement.judge}**: no valid judgement ({judgement.failure})")
@@ -188,9 +209,9 @@ def drivelmm_o1_scorer(
 ) -> Scorer:
     """Rubric judge (the `grader` role; several models form a panel) plus official and lenient MCQ accuracy.
 
-    Both read the response as the model emitted it (`<think>` blocks included, see `drive_evals.replies`), as the
-    official judge and MCQ rules read the raw output. A response cut by the token limit is judged as written and
-    gets the reason `truncated` (unless the judge failed).
+    Both read the response as the provider returned it (`drive_evals.replies`), as the official judge and MCQ
+    rules read the raw output; a rebuilt one is named in the score's metadata. A response cut by the token limit
+    is judged as written and gets the reason `truncated` (unless the judge failed).
 
     Args:
         judge: Call the judge. Off, only MCQ accuracy is computed (over all MCQ items) and nothing is paid for.
@@ -203,7 +224,10 @@ def drivelmm_o1_scorer(
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
-        response = emitted_text(state.output)
+        stored = state.store.get(REPLY_STORE_KEY)
+        response = stored if isinstance(stored, str) else rebuilt_text(state.output)
+        # A log written before the raw reply was stored holds none: its reply is rebuilt.
+        rebuilt = state.store.get(REBUILT_STORE_KEY) if isinstance(stored, str) else [NO_CALL]
         truncated = stopped_at_token_limit(state.output)
         judgements: list[Judgement] = []
         if judge:
@@ -241,7 +265,11 @@ def drivelmm_o1_scorer(
             answer=shown_answer(official.final_answer),
             explanation=explain(judgements, is_mcq, official, lenient, bool(meta.get(MCQ_GOLD_UNREADABLE))),
             reason=response_reason(failed, truncated, response),
-            metadata={PANEL_KEY: [panel_entry(j, len(judgements) > 1) for j in judgements]},
+            metadata={
+                PANEL_KEY: [panel_entry(j, len(judgements) > 1) for j in judgements],
+                **out_of_range_note(judgements),
+                **rebuilt_note(rebuilt),
+            },
         )
 
     return score

@@ -5,7 +5,6 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate
 
 from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.drivelmm_o1.dataset import IMAGE_MODES, ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
@@ -20,6 +19,7 @@ from drive_evals.drivelmm_o1.judge_guard import (
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, check_lidar
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
+    JUDGE_OUT_OF_RANGE,
     JUDGE_OVERALL,
     JUDGED,
     MCQ_ACCURACY,
@@ -31,7 +31,7 @@ from drive_evals.drivelmm_o1.metrics import (
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
-from drive_evals.drivelmm_o1.solver import official_prompt
+from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.truncation import enable_truncation_warning
@@ -105,7 +105,7 @@ def drivelmm_o1(
             record_attempt(Attempts()),
             *([stop_when_judge_down(breaker)] if judge else []),
             official_prompt(),
-            generate(),
+            generate_raw_reply(),
         ],
         scorer=drivelmm_o1_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
@@ -125,7 +125,14 @@ def drivelmm_o1(
             "DriveLMM-o1 questions",
             SCORER_NAME,
             [REASONING, MCQ_CORRECT, JUDGED],
-            trailing=[JUDGE_OVERALL, *CRITERION_NAMES.values(), MCQ_COUNTED, MCQ_LENIENT, NONE_QUIRK],
+            trailing=[
+                JUDGE_OVERALL,
+                *CRITERION_NAMES.values(),
+                MCQ_COUNTED,
+                MCQ_LENIENT,
+                NONE_QUIRK,
+                JUDGE_OUT_OF_RANGE,
+            ],
             labels={REASONING: "reasoning score", MCQ_CORRECT: "MCQ correct"},
         ),
     )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from drive_evals.replies import emitted_text, stopped_at_token_limit
+from drive_evals.replies import NO_CALL, REBUILT_STORE_KEY, rebuilt_note, rebuilt_text, stopped_at_token_limit
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
     CONVENTIONS_KEY,
@@ -114,7 +114,8 @@ def describe_truncation(truncated: Sequence[bool]) -> str:
 def surds_scorer() -> Scorer:
     """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness.
 
-    Each reply is scored as the model emitted it (`<think>` blocks included, see `drive_evals.replies`).
+    Each reply is scored as the provider returned it (`drive_evals.replies`); a rebuilt one is named in the
+    score's metadata.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -125,7 +126,9 @@ def surds_scorer() -> Scorer:
             return Score(value=lost, reason=SCORING_FAILED_REASON, explanation=MISSING_COMPLETIONS)
         # An empty completion is no response (an Anthropic stream cut after `message_start` gives one silently),
         # not a format error: each such prompt says "no completion" and the unit's reason is `no_response`.
-        completions = [c if c and c.strip() else None for c in stored or [emitted_text(state.output)]]
+        completions = [c if c and c.strip() else None for c in stored or [rebuilt_text(state.output)]]
+        # Logs written before the raw text was stored hold rebuilt replies.
+        rebuilt = state.store.get(REBUILT_STORE_KEY) or [NO_CALL] * len(completions)
         # Logs written before the flags were stored count as not truncated.
         flags = state.store.get(TRUNCATED_STORE_KEY) or ([] if stored else [stopped_at_token_limit(state.output)])
         truncated = [index < len(flags) and bool(flags[index]) for index in range(len(target.target))]
@@ -153,6 +156,7 @@ def surds_scorer() -> Scorer:
             metadata={
                 **({"invalid_reasons": reasons} if reasons else {}),
                 **({CONVENTIONS_KEY: conventions} if conventions else {}),
+                **rebuilt_note(rebuilt),
             }
             or None,
         )

@@ -8,10 +8,10 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, Content
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
-from drive_evals.replies import emitted_text, stopped_at_token_limit
+from drive_evals.replies import REBUILT_STORE_KEY, Reply, generate_reply, stopped_at_token_limit
 
 COMPLETIONS_KEY = "surds_completions"
-"""Store key of the per-prompt replies as the model emitted them (`<think>` blocks included), which the scorer
+"""Store key of the per-prompt replies as the provider returned them (`drive_evals.replies`), which the scorer
 reads (also when re-scoring a log)."""
 TRUNCATED_STORE_KEY = "surds_truncated"
 """Store key of the per-prompt flags: did the completion stop at the output token limit."""
@@ -31,17 +31,20 @@ def answer_each_prompt() -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         image = _first_image(state.messages)
 
-        async def ask(prompt: str) -> TaskState:
+        async def ask(prompt: str) -> tuple[TaskState, Reply]:
             # a shallow copy: its own messages and output, the sample's store, limits and metadata
             conversation = copy.copy(state)
             conversation.messages = [ChatMessageUser(content=[ContentText(text=prompt), image])]
-            return await generate(conversation)
+            return await generate_reply(conversation, generate)
 
         answered = await collect(*(ask(prompt) for prompt in state.metadata["prompts"]))
-        state.messages = [message for conversation in answered for message in conversation.messages]
-        state.output = answered[-1].output
-        state.store.set(COMPLETIONS_KEY, [emitted_text(c.output) for c in answered])
-        state.store.set(TRUNCATED_STORE_KEY, [stopped_at_token_limit(c.output) for c in answered])
+        state.messages = [message for conversation, _ in answered for message in conversation.messages]
+        state.output = answered[-1][0].output
+        state.store.set(COMPLETIONS_KEY, [reply.text for _, reply in answered])
+        state.store.set(
+            TRUNCATED_STORE_KEY, [stopped_at_token_limit(conversation.output) for conversation, _ in answered]
+        )
+        state.store.set(REBUILT_STORE_KEY, [reply.why for _, reply in answered])
         return state
 
     return solve
