@@ -8,7 +8,7 @@ import random
 import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
-from drive_evals.stats import clustered_stderr, equal_group_mean
+from drive_evals.stats import beta_quantile, clustered_stderr, cr2_stderr, equal_group_mean, score_interval, t_quantile
 
 
 def inspect_clustered_stderr(values: list[float], clusters: list[str]) -> float:
@@ -67,3 +67,28 @@ def test_clustering_widens_the_interval() -> None:
 def test_degenerate_inputs() -> None:
     assert clustered_stderr([1.0, 0.0], ["a", "a"]) == 0.0
     assert math.isnan(equal_group_mean([], [], []).overall)
+
+
+def test_t_and_beta_quantiles_match_tables() -> None:
+    for probability, df, expected in [(0.975, 1, 12.706205), (0.975, 4, 2.776445), (0.8, 8, 0.888890)]:
+        assert math.isclose(t_quantile(probability, df), expected, rel_tol=1e-6)
+    # Beta(1, n) has the closed form 1 - (1 - q)^(1/n)
+    assert math.isclose(beta_quantile(0.975, 1, 16), 1 - 0.025 ** (1 / 16), rel_tol=1e-9)
+
+
+def test_zero_of_sixteen_has_a_width() -> None:
+    """Before: 0 of 16 correct printed [0.0, 0.0] (SE 0); the same at 16 of 16."""
+    low, high = score_interval(0.0, 0.0, 16, 5) or (math.nan, math.nan)
+    assert low == 0.0 and 0.3 < high < 0.4
+    low, high = score_interval(1.0, 0.0, 16, 5) or (math.nan, math.nan)
+    assert high == 1.0 and 0.6 < low < 0.7
+    assert score_interval(0.5, 0.1, 16, 2) is None
+
+
+def test_cr2_equals_cr1_for_equal_clusters_and_exceeds_it_otherwise() -> None:
+    rng = random.Random(11)
+    values = [rng.random() for _ in range(40)]
+    equal = [f"c{i % 8}" for i in range(40)]
+    assert math.isclose(cr2_stderr(values, [""] * 40, equal), clustered_stderr(values, equal), rel_tol=1e-12)
+    unequal = ["big"] * 20 + [f"c{i}" for i in range(20)]
+    assert cr2_stderr(values, [""] * 40, unequal) > clustered_stderr(values, unequal)

@@ -70,8 +70,9 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
                 if not chosen:
                     continue
                 colour = f"C{_colour(view, run)}"
-                below = [(e.value - e.low) * SCALE for _, e in chosen]
-                above = [(e.high - e.value) * SCALE for _, e in chosen]
+                # a level without an interval (too few clusters) gets a bare marker
+                below = [0.0 if e.interval is None else (e.value - e.low) * SCALE for _, e in chosen]
+                above = [0.0 if e.interval is None else (e.high - e.value) * SCALE for _, e in chosen]
                 axes.errorbar(
                     [e.value * SCALE for _, e in chosen],
                     [row - BAND / 2 + step * (lane + 0.5) for row, _ in chosen],
