@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drive_evals.report.paired import CONFIDENCE, SEED, paired_difference
-from drive_evals.stats import cr2_stderr, equal_group_mean, score_interval, t_quantile
+from drive_evals.stats import bell_mccaffrey_df, cr2_stderr, equal_group_mean, score_interval, t_quantile
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"
 BEGIN, END = "<!-- bench_coverage: begin -->", "<!-- bench_coverage: end -->"
@@ -247,7 +247,10 @@ def single_methods(sample: Sample) -> dict[str, tuple[float, float] | None]:
         "wald-z (before)": (max(0.0, estimate - Z95 * se), min(1.0, estimate + Z95 * se)),
         "wilson-t CR2": _wilson_t(estimate, cr2, len(values), g),
         "korn-graubard CR1": score_interval(estimate, se, len(values), g),
-        "korn-graubard CR2 (report)": score_interval(estimate, cr2, len(values), g),
+        "korn-graubard CR2, t(G-1)": score_interval(estimate, cr2, len(values), g),
+        "korn-graubard CR2, t(BM df) (report)": score_interval(
+            estimate, cr2, len(values), g, df=bell_mccaffrey_df(sample.groups.tolist(), clusters)
+        ),
     }
 
 

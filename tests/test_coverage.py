@@ -28,7 +28,7 @@ SHAPES = {shape.name: shape for shape in bench_coverage.SHAPES}
 @pytest.mark.parametrize("clusters", [5, 9])
 @pytest.mark.parametrize("name", SINGLE)
 def test_score_intervals_cover(name: str, clusters: int) -> None:
-    tally = bench_coverage.simulate(SHAPES[name], clusters, REPLICATIONS)["korn-graubard CR2 (report)"]
+    tally = bench_coverage.simulate(SHAPES[name], clusters, REPLICATIONS)["korn-graubard CR2, t(BM df) (report)"]
     assert tally.shown == tally.total
     assert tally.coverage >= FLOOR, (name, clusters, tally)
 

@@ -8,7 +8,15 @@ import random
 import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
-from drive_evals.stats import beta_quantile, clustered_stderr, cr2_stderr, equal_group_mean, score_interval, t_quantile
+from drive_evals.stats import (
+    bell_mccaffrey_df,
+    beta_quantile,
+    clustered_stderr,
+    cr2_stderr,
+    equal_group_mean,
+    score_interval,
+    t_quantile,
+)
 
 
 def inspect_clustered_stderr(values: list[float], clusters: list[str]) -> float:
@@ -92,3 +100,32 @@ def test_cr2_equals_cr1_for_equal_clusters_and_exceeds_it_otherwise() -> None:
     assert math.isclose(cr2_stderr(values, [""] * 40, equal), clustered_stderr(values, equal), rel_tol=1e-12)
     unequal = ["big"] * 20 + [f"c{i}" for i in range(20)]
     assert cr2_stderr(values, [""] * 40, unequal) > clustered_stderr(values, unequal)
+
+
+def dense_bell_mccaffrey(groups: list[str], clusters: list[str]) -> float:
+    """df = (tr M)^2 / tr(M^2), M = sum_c g_c g_c', g_c = (I - H) times cluster c's CR2 weights, all matrices dense."""
+    names, cluster_names = sorted(set(groups)), sorted(set(clusters))
+    x = np.array([[float(g == n) for n in names] for g in groups])
+    hat = x @ np.linalg.inv(x.T @ x) @ x.T
+    contrast = np.full(len(names), 1 / len(names)) @ np.linalg.inv(x.T @ x) @ x.T
+    columns = []
+    for cluster in cluster_names:
+        rows = [i for i, c in enumerate(clusters) if c == cluster]
+        eigenvalues, vectors = np.linalg.eigh(np.eye(len(rows)) - hat[np.ix_(rows, rows)])
+        root = vectors @ np.diag([1 / math.sqrt(e) if e > 1e-12 else 0.0 for e in eigenvalues]) @ vectors.T
+        weights = np.zeros(len(groups))
+        weights[rows] = root @ contrast[rows]
+        columns.append((np.eye(len(groups)) - hat) @ weights)
+    m = np.sum([np.outer(c, c) for c in columns], axis=0)
+    return float(np.trace(m) ** 2 / np.trace(m @ m))
+
+
+def test_bell_mccaffrey_df_matches_the_dense_formula() -> None:
+    """G - 1 for equal clusters in one group; fewer, as the dense formula says, for unequal clusters and groups."""
+    assert math.isclose(bell_mccaffrey_df([""] * 40, [f"c{i % 8}" for i in range(40)]), 7.0, rel_tol=1e-9)
+    rng = random.Random(5)
+    groups = [rng.choice(["yaw", "depth", "xy2d"]) for _ in range(45)]
+    clusters = [f"c{min(rng.randrange(12), rng.randrange(12))}" for _ in groups]
+    df = bell_mccaffrey_df(groups, clusters)
+    assert math.isclose(df, dense_bell_mccaffrey(groups, clusters), rel_tol=1e-9)
+    assert df < len(set(clusters)) - 1

@@ -15,6 +15,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class GroupedEstimate:
@@ -86,6 +88,38 @@ def cr2_stderr(values: Sequence[float], groups: Sequence[str], clusters: Sequenc
             weight = 1.0 / (len(by_group) * len(members))
             sums[cluster] += 0.0 if share <= 0.0 else weight * residual / math.sqrt(share)
     return math.sqrt(sum(total * total for total in sums.values()))
+
+
+def bell_mccaffrey_df(groups: Sequence[str], clusters: Sequence[Hashable]) -> float:
+    """Bell and McCaffrey's degrees of freedom for the CR2 variance of the equal-weight mean over groups.
+
+    Under independent errors of equal variance the CR2 variance is e' M e with M = sum_c g_c g_c', g_c the
+    residual-maker applied to cluster c's CR2 weights; a Satterthwaite match gives df = (tr M)^2 / tr(M^2) =
+    (sum_c |g_c|^2)^2 / |G'G|_F^2. It is G - 1 for equal clusters in one group and smaller when clusters are
+    unequal, which is where t on G - 1 over-covers (Imbens and Kolesar 2016).
+    """
+    group_index = np.unique(np.asarray(groups), return_inverse=True)[1]
+    cluster_index = np.unique(np.asarray([str(c) for c in clusters]), return_inverse=True)[1]
+    group_count, cluster_count = int(group_index.max()) + 1, int(cluster_index.max()) + 1
+    if cluster_count < 2:
+        return math.nan
+    n_g = np.bincount(group_index, minlength=group_count).astype(np.float64)
+    n_gc = np.zeros((group_count, cluster_count))
+    np.add.at(n_gc, (group_index, cluster_index), 1.0)
+    share = 1.0 - n_gc / n_g[:, None]
+    unit_weight = np.where(
+        (n_gc > 0) & (share > 0), 1.0 / (group_count * n_g[:, None] * np.sqrt(np.maximum(share, 1e-300))), 0.0
+    )
+    # G'G = D - S' N^-1 S with D_c = sum of cluster c's squared weights and S_gc their sum in group g (the residual
+    # maker subtracts group means), so no units x clusters matrix is ever formed
+    sums = n_gc * unit_weight
+    diagonal = (n_gc * unit_weight**2).sum(axis=0)
+    scaled = sums / np.sqrt(n_g)[:, None]
+    projected_diagonal = (scaled**2).sum(axis=0)
+    total = float(diagonal.sum() - projected_diagonal.sum())
+    small = scaled @ scaled.T
+    squares = float((diagonal**2).sum() - 2 * (diagonal * projected_diagonal).sum() + (small * small).sum())
+    return total * total / squares if squares > 1e-300 else float(cluster_count - 1)
 
 
 def _linear_stderr(deviations: Sequence[float], weights: Sequence[float], clusters: Sequence[Hashable]) -> float:
@@ -175,15 +209,21 @@ def beta_quantile(probability: float, a: float, b: float) -> float:
 
 
 def score_interval(
-    estimate: float, stderr: float, units: int, clusters: int, confidence: float = CONFIDENCE
+    estimate: float,
+    stderr: float,
+    units: int,
+    clusters: int,
+    confidence: float = CONFIDENCE,
+    df: float | None = None,
 ) -> tuple[float, float] | None:
     """Korn and Graubard's (1998) interval for a mean of values in [0, 1]: Clopper-Pearson on an effective n.
 
     Under clustering the data hold the information of n_eff = p(1 - p) / SE^2 independent units (n over the design
     effect); with SE 0 (every unit at 0 or 1, or every cluster alike) the design effect is taken as 1, n_eff = n.
-    n_eff is then shrunk by (z / t_{G-1})^2 so that the interval carries the uncertainty of a variance estimated
-    from G clusters. Unlike estimate +/- 1.96 SE it stays in [0, 1], is asymmetric near the ends, and has a width
-    at 0 (0/16 in 5 clusters: [0, 0.37]). None with fewer than MIN_SCORE_CLUSTERS clusters. Pass the CR2 SE
+    n_eff is then shrunk by (z / t_df)^2 so that the interval carries the uncertainty of a variance estimated
+    from G clusters (`df`: Bell-McCaffrey's, see `bell_mccaffrey_df`; at most G - 1). Unlike estimate +/- 1.96 SE
+    it stays in [0, 1], is asymmetric near the ends, and has a width
+    at 0 (0/16 with t on 4 df: [0, 0.37]). None with fewer than MIN_SCORE_CLUSTERS clusters. Pass the CR2 SE
     (`cr2_stderr`); the coverage this reaches is measured in docs/statistics.md.
     """
     if math.isnan(estimate) or math.isnan(stderr) or units < 1 or clusters < MIN_SCORE_CLUSTERS:
@@ -194,7 +234,8 @@ def score_interval(
     exact_zero = stderr <= ZERO_STDERR or p * (1 - p) <= 0.0
     effective = units if exact_zero else p * (1 - p) / variance
     tail = (1 - confidence) / 2
-    shrink = (NormalDist().inv_cdf(1 - tail) / t_quantile(1 - tail, clusters - 1)) ** 2
+    degrees = clusters - 1 if df is None or math.isnan(df) else min(df, clusters - 1)
+    shrink = (NormalDist().inv_cdf(1 - tail) / t_quantile(1 - tail, degrees)) ** 2
     effective = min(effective, MAX_EFFECTIVE) * shrink
     successes = p * effective
     low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)

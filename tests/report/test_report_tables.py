@@ -19,7 +19,7 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from drive_evals.report.paired import paired_difference
-from drive_evals.stats import score_interval
+from drive_evals.stats import bell_mccaffrey_df, score_interval
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -101,7 +101,9 @@ def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = 
 def interval(
     mean: float, values: list[float], clusters: list[str], groups: list[str] | None = None
 ) -> tuple[float, float]:
-    bounds = score_interval(mean, cr2_se(values, clusters, groups), len(values), len(set(clusters)))
+    labels = groups or [""] * len(values)
+    df = bell_mccaffrey_df(labels, clusters)
+    bounds = score_interval(mean, cr2_se(values, clusters, groups), len(values), len(set(clusters)), df=df)
     assert bounds is not None
     return bounds
 

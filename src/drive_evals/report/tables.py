@@ -2,8 +2,8 @@
 
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
-are Korn-Graubard intervals on the per-unit values (CR2 variance, t on G - 1 df), which stay in [0, 1] and cover
-at their nominal level from 3 clusters up; paired rows invert the cluster sign-flip test (docs/statistics.md).
+are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), which stay in [0, 1]
+and cover at their nominal level; paired rows invert the cluster sign-flip test (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
 from drive_evals.report.paired import PairedDifference
 from drive_evals.report.runs import Run, unit_value
-from drive_evals.stats import MIN_SCORE_CLUSTERS, clustered_stderr, cr2_stderr, equal_group_mean, score_interval
+from drive_evals.stats import (
+    MIN_SCORE_CLUSTERS,
+    bell_mccaffrey_df,
+    clustered_stderr,
+    cr2_stderr,
+    equal_group_mean,
+    score_interval,
+)
 
 SCALE = 100
 """Tables print fractions as percentages, the papers' convention."""
@@ -53,10 +60,11 @@ class Estimate:
 def interval_of(
     value: float, values: list[float], groups: list[str], clusters: list[str]
 ) -> tuple[float, float] | None:
-    """The Korn-Graubard interval of `value`, the estimate on these units, from their CR2 standard error."""
+    """The Korn-Graubard interval of `value`, the estimate on these units: CR2 standard error, Bell-McCaffrey df."""
     if not values:
         return None
-    return score_interval(value, cr2_stderr(values, groups, clusters), len(values), len(set(clusters)))
+    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+    return score_interval(value, stderr, len(values), len(set(clusters)), df=df)
 
 
 @dataclass
@@ -121,8 +129,8 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     if any(c.kind == "estimate" for c in spec.columns):
         notes.append(
             f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
-            f"variance clustered by {benchmark.cluster_key}, t on clusters − 1 df; stays in [0, 100] and has a "
-            "width at 0 and 100). Coverage measured in docs/statistics.md."
+            f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
+            "[0, 100] and has a width at 0 and 100). Coverage measured in docs/statistics.md."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
