@@ -370,9 +370,13 @@ def main(argv: list[str] | None = None) -> int:
             results[(shape.name, g)] = simulate(shape, g, args.replications)
             print(f"{shape.name} G={g}: done at {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     lines = table(results, tuple(args.clusters))
-    command = "python benchmarks/bench_coverage.py" + (
-        "" if args.replications == REPLICATIONS else f" --replications {args.replications}"
-    )
+    command = "python benchmarks/bench_coverage.py"
+    if args.replications != REPLICATIONS:
+        command += f" --replications {args.replications}"
+    if tuple(args.clusters) != CLUSTER_COUNTS:
+        command += " --clusters " + " ".join(map(str, args.clusters))
+    if len(chosen) != len(SHAPES):
+        command += " --shapes " + " ".join(s.name for s in chosen)
     footer = [
         "",
         f"{args.replications} replications per cell, seed {SEED}; {time.monotonic() - started:.0f} s; `{command}`. "
