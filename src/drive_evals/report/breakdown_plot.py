@@ -95,7 +95,8 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
     figure.legend(
         handles, [label(view, run) for run in view.runs], loc="upper left",
         bbox_to_anchor=(1 - LEGEND_INCHES / width + 0.01, 1 - TITLE_INCHES / height), fontsize="small", frameon=False,
-        title="bars: 95% CI; hollow: too few\nunits or clusters (unreliable)", title_fontsize="small",
+        title="bars: 95% CI (no bar: too few\nclusters); hollow: too few\nunits or clusters (unreliable)",
+        title_fontsize="small",
     )  # fmt: skip
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})
