@@ -8,7 +8,15 @@ import random
 import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
-from drive_evals.stats import clustered_stderr, equal_group_mean
+from drive_evals.stats import (
+    bell_mccaffrey_df,
+    beta_quantile,
+    clustered_stderr,
+    cr2_stderr,
+    equal_group_mean,
+    score_interval,
+    t_quantile,
+)
 
 
 def inspect_clustered_stderr(values: list[float], clusters: list[str]) -> float:
@@ -67,3 +75,57 @@ def test_clustering_widens_the_interval() -> None:
 def test_degenerate_inputs() -> None:
     assert clustered_stderr([1.0, 0.0], ["a", "a"]) == 0.0
     assert math.isnan(equal_group_mean([], [], []).overall)
+
+
+def test_t_and_beta_quantiles_match_tables() -> None:
+    for probability, df, expected in [(0.975, 1, 12.706205), (0.975, 4, 2.776445), (0.8, 8, 0.888890)]:
+        assert math.isclose(t_quantile(probability, df), expected, rel_tol=1e-6)
+    # Beta(1, n) has the closed form 1 - (1 - q)^(1/n)
+    assert math.isclose(beta_quantile(0.975, 1, 16), 1 - 0.025 ** (1 / 16), rel_tol=1e-9)
+
+
+def test_zero_of_sixteen_has_a_width() -> None:
+    """Before: 0 of 16 correct printed [0.0, 0.0] (SE 0); the same at 16 of 16."""
+    low, high = score_interval(0.0, 0.0, 16, 5) or (math.nan, math.nan)
+    assert low == 0.0 and 0.3 < high < 0.4
+    low, high = score_interval(1.0, 0.0, 16, 5) or (math.nan, math.nan)
+    assert high == 1.0 and 0.6 < low < 0.7
+    assert score_interval(0.5, 0.1, 16, 2) is None
+
+
+def test_cr2_equals_cr1_for_equal_clusters_and_exceeds_it_otherwise() -> None:
+    rng = random.Random(11)
+    values = [rng.random() for _ in range(40)]
+    equal = [f"c{i % 8}" for i in range(40)]
+    assert math.isclose(cr2_stderr(values, [""] * 40, equal), clustered_stderr(values, equal), rel_tol=1e-12)
+    unequal = ["big"] * 20 + [f"c{i}" for i in range(20)]
+    assert cr2_stderr(values, [""] * 40, unequal) > clustered_stderr(values, unequal)
+
+
+def dense_bell_mccaffrey(groups: list[str], clusters: list[str]) -> float:
+    """df = (tr M)^2 / tr(M^2), M = sum_c g_c g_c', g_c = (I - H) times cluster c's CR2 weights, all matrices dense."""
+    names, cluster_names = sorted(set(groups)), sorted(set(clusters))
+    x = np.array([[float(g == n) for n in names] for g in groups])
+    hat = x @ np.linalg.inv(x.T @ x) @ x.T
+    contrast = np.full(len(names), 1 / len(names)) @ np.linalg.inv(x.T @ x) @ x.T
+    columns = []
+    for cluster in cluster_names:
+        rows = [i for i, c in enumerate(clusters) if c == cluster]
+        eigenvalues, vectors = np.linalg.eigh(np.eye(len(rows)) - hat[np.ix_(rows, rows)])
+        root = vectors @ np.diag([1 / math.sqrt(e) if e > 1e-12 else 0.0 for e in eigenvalues]) @ vectors.T
+        weights = np.zeros(len(groups))
+        weights[rows] = root @ contrast[rows]
+        columns.append((np.eye(len(groups)) - hat) @ weights)
+    m = np.sum([np.outer(c, c) for c in columns], axis=0)
+    return float(np.trace(m) ** 2 / np.trace(m @ m))
+
+
+def test_bell_mccaffrey_df_matches_the_dense_formula() -> None:
+    """G - 1 for equal clusters in one group; fewer, as the dense formula says, for unequal clusters and groups."""
+    assert math.isclose(bell_mccaffrey_df([""] * 40, [f"c{i % 8}" for i in range(40)]), 7.0, rel_tol=1e-9)
+    rng = random.Random(5)
+    groups = [rng.choice(["yaw", "depth", "xy2d"]) for _ in range(45)]
+    clusters = [f"c{min(rng.randrange(12), rng.randrange(12))}" for _ in groups]
+    df = bell_mccaffrey_df(groups, clusters)
+    assert math.isclose(df, dense_bell_mccaffrey(groups, clusters), rel_tol=1e-9)
+    assert df < len(set(clusters)) - 1

@@ -20,7 +20,8 @@ from inspect_ai.log import EvalLog, write_eval_log
 from drive_evals.data import demo_dir
 from drive_evals.report import write_report
 from drive_evals.report.paired import paired_difference
-from report.test_report_tables import cluster_se, interval, read_csv
+from drive_evals.stats import bell_mccaffrey_df, score_interval
+from report.test_report_tables import cr2_se, read_csv
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -118,8 +119,10 @@ def estimate(values: list[float], clusters: list[str], groups: list[str] | None)
     else:
         means = [sum(v for v, g in zip(values, groups, strict=True) if g == k) / groups.count(k) for k in set(groups)]
         mean = sum(means) / len(means)
-    low, high = interval(mean, cluster_se(values, clusters, groups))
     units, count = len(values), len(set(clusters))
+    df = bell_mccaffrey_df(groups or [""] * units, clusters)
+    bounds = score_interval(mean, cr2_se(values, clusters, groups), units, count, df=df)
+    low, high = bounds if bounds is not None else (math.nan, math.nan)
     return {"estimate": mean, "ci_low": low, "ci_high": high, "units": units, "clusters": count,
             "reliable": units >= MIN_UNITS and count >= MIN_CLUSTERS}  # fmt: skip
 
@@ -184,7 +187,7 @@ def check_rows(csv_rows: list[dict[str, str]], expected: dict[str, dict[tuple[st
     for key, row in found.items():
         want = wanted[key]
         for column in ("estimate", "ci_low", "ci_high"):
-            assert float(row[column]) == pytest.approx(want[column], abs=1e-12), (key, column)
+            assert float(row[column]) == pytest.approx(want[column], abs=1e-9, nan_ok=True), (key, column)
         assert (int(row["units"]), int(row["clusters"])) == (want["units"], want["clusters"]), key
         assert row["reliable"] == str(want["reliable"]), key
 
@@ -288,7 +291,7 @@ def test_paired_differences_by_level(
                     assert (int(row["units"]), int(row["clusters"])) == (len(picked), len(set(clusters)))
                     for column, value in (("difference", result.estimate), ("ci_low", result.ci_low),
                                           ("ci_high", result.ci_high), ("p_value", result.p_value)):  # fmt: skip
-                        assert float(row[column]) == pytest.approx(value, abs=1e-12), (row, column)
+                        assert float(row[column]) == pytest.approx(value, abs=1e-12, nan_ok=True), (row, column)
     assert set(found) == wanted
     if benchmark == "surds":
         assert wanted, "the demo has levels large enough to compare the oracle with chance"

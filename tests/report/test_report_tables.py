@@ -19,10 +19,10 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from drive_evals.report.paired import paired_difference
+from drive_evals.stats import bell_mccaffrey_df, score_interval
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
-Z95 = 1.959963984540054
 SUBSETS = ("yaw", "xy2d", "depth", "distance", "left_right", "front_behind")
 CRITERIA = (
     "faithfulness_step",
@@ -79,8 +79,33 @@ def cluster_se(values: list[float], clusters: list[str], groups: list[str] | Non
     return 0.0 if g < 2 else math.sqrt(sum(t * t for t in totals.values()) * g / (g - 1))
 
 
-def interval(mean: float, se: float) -> tuple[float, float]:
-    return max(0.0, mean - Z95 * se), min(1.0, mean + Z95 * se)
+def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = None) -> float:
+    """CR2 in matrix form: (I - H_cc)^(-1/2) on each cluster's residuals, H the projection on the group dummies."""
+    labels = groups or [""] * len(values)
+    names, cluster_names = sorted(set(labels)), sorted(set(clusters))
+    x = np.array([[float(g == n) for n in names] for g in labels])
+    y = np.array(values)
+    hat = x @ np.linalg.inv(x.T @ x) @ x.T
+    contrast = np.full(len(names), 1 / len(names)) @ np.linalg.inv(x.T @ x) @ x.T
+    residuals = y - hat @ y
+    total = 0.0
+    for cluster in cluster_names:
+        rows = [i for i, c in enumerate(clusters) if c == cluster]
+        block = np.eye(len(rows)) - hat[np.ix_(rows, rows)]
+        eigenvalues, vectors = np.linalg.eigh(block)
+        inverse_root = vectors @ np.diag([1 / math.sqrt(e) if e > 1e-12 else 0.0 for e in eigenvalues]) @ vectors.T
+        total += float(contrast[rows] @ inverse_root @ residuals[rows]) ** 2
+    return math.sqrt(total)
+
+
+def interval(
+    mean: float, values: list[float], clusters: list[str], groups: list[str] | None = None
+) -> tuple[float, float]:
+    labels = groups or [""] * len(values)
+    df = bell_mccaffrey_df(labels, clusters)
+    bounds = score_interval(mean, cr2_se(values, clusters, groups), len(values), len(set(clusters)), df=df)
+    assert bounds is not None
+    return bounds
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -101,12 +126,12 @@ def markdown_table(report: str, section: str, title: str) -> dict[str, dict[str,
     return rows
 
 
-def check_cell(cell: str, mean: float, se: float, from_samples: bool) -> None:
+def check_cell(cell: str, mean: float, bounds: tuple[float, float], from_samples: bool) -> None:
     match = CELL.match(cell)
     assert match, cell
-    low, high = interval(mean, se)
+    low, high = bounds
     for shown, expected in zip(match.groups()[:3], (mean, low, high), strict=True):
-        assert abs(float(shown) - expected * 100) <= DISPLAY_TOLERANCE, (cell, mean, se)
+        assert abs(float(shown) - expected * 100) <= DISPLAY_TOLERANCE, (cell, mean, bounds)
     assert (match.group(4) == "†") == from_samples, cell
 
 
@@ -135,8 +160,9 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
             images = [meta["image"] for _, meta in units if meta["subset"] == subset]
             mean, se = sum(values) / len(values), cluster_se(values, images)
             subset_means[subset] = mean
-            check_csv(row, subset, mean, se, len(values), from_samples=False)
-            check_cell(md[subset], mean, se, from_samples=False)
+            bounds = interval(mean, values, images)
+            check_csv(row, subset, mean, se, bounds, len(values), from_samples=False)
+            check_cell(md[subset], mean, bounds, from_samples=False)
             valid = [v["valid"] for v, meta in units if meta["subset"] == subset]
             assert float(row[f"{subset}_valid_rate"]) == pytest.approx(sum(valid) / len(valid))
             assert float(validity[row["model"]][subset]) == pytest.approx(100 * sum(valid) / len(valid), abs=0.05)
@@ -144,20 +170,25 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
         overall_se = cluster_se(
             [v["score"] for v, _ in units], [m["image"] for _, m in units], [m["subset"] for _, m in units]
         )
-        check_csv(row, "overall", overall, overall_se, len(units), from_samples=False)
-        check_cell(md["overall"], overall, overall_se, from_samples=False)
+        bounds = interval(
+            overall, [v["score"] for v, _ in units], [m["image"] for _, m in units], [m["subset"] for _, m in units]
+        )
+        check_csv(row, "overall", overall, overall_se, bounds, len(units), from_samples=False)
+        check_cell(md["overall"], overall, bounds, from_samples=False)
         assert int(row["units"]) == len(units) == int(md["units"])
         for subset in set(SUBSETS) - set(subset_means):
             assert md[subset] == "—" and row[subset] in {"", "nan"}
         assert row["data"] == "demo"
 
 
-def check_csv(row: dict[str, str], metric: str, mean: float, se: float, n: int, from_samples: bool) -> None:
-    low, high = interval(mean, se)
-    assert float(row[metric]) == pytest.approx(mean, abs=1e-12), metric
-    assert float(row[f"{metric}_stderr"]) == pytest.approx(se, abs=1e-12), metric
-    assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=1e-12), metric
-    assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=1e-12), metric
+def check_csv(
+    row: dict[str, str], metric: str, mean: float, se: float, bounds: tuple[float, float], n: int, from_samples: bool
+) -> None:
+    low, high = bounds
+    assert float(row[metric]) == pytest.approx(mean, abs=1e-9), metric
+    assert float(row[f"{metric}_stderr"]) == pytest.approx(se, abs=1e-9), metric
+    assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=1e-9), metric
+    assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=1e-9), metric
     assert int(row[f"{metric}_n"]) == n, metric
     assert row[f"{metric}_stderr_from_samples"] == str(from_samples), metric
 
@@ -181,10 +212,11 @@ def test_drivelmm_o1_tables_match_the_samples(report_run: Any, logs: dict[str, E
         ]:
             values, clusters = present(units, frames, key, where)
             mean, se = sum(values) / len(values), cluster_se(values, clusters)
-            check_csv(row, metric, mean, se, len(values), from_samples=not logged_se)
+            bounds = interval(mean, values, clusters)
+            check_csv(row, metric, mean, se, bounds, len(values), from_samples=not logged_se)
             cells = headline if metric in {"reasoning_score", "judge_overall", "mcq_accuracy"} else criteria
             column = metric if cells is headline else next(h for h in cells[row["model"]] if _label_of(h) == metric)
-            check_cell(cells[row["model"]][column], mean, se, from_samples=not logged_se)
+            check_cell(cells[row["model"]][column], mean, bounds, from_samples=not logged_se)
         coverage = sum(v["judged"] == 1.0 for v, _ in units) / len(units)
         counted = sum(v["mcq_counted"] == 1.0 for v, _ in units)
         assert float(row["judge_coverage"]) == pytest.approx(coverage)
@@ -274,8 +306,8 @@ def test_paired_comparisons_match_the_samples(report_run: Any, logs: dict[str, E
             assert float(row["difference"]) == pytest.approx(diff, abs=1e-12)
             assert float(row["mean_a"]) - float(row["mean_b"]) == pytest.approx(diff, abs=1e-12)
             expected = paired_difference(value_a, value_b, clusters, groups if grouped else None)
-            assert float(row["ci_low"]) == pytest.approx(expected.ci_low, abs=1e-12)
-            assert float(row["ci_high"]) == pytest.approx(expected.ci_high, abs=1e-12)
+            assert float(row["ci_low"]) == pytest.approx(expected.ci_low, abs=1e-12, nan_ok=True)
+            assert float(row["ci_high"]) == pytest.approx(expected.ci_high, abs=1e-12, nan_ok=True)
             assert float(row["p_value"]) == pytest.approx(expected.p_value, abs=1e-12)
 
 

@@ -1,10 +1,10 @@
 """Where models fail: each run's metrics per level of each breakdown dimension, with the main tables' intervals.
 
 A level's estimate is the same estimator as the main table's (SURDS `overall`: the equal mean over the subsets that
-have units at that level; a subset or DriveLMM-o1 metric: the plain mean), its interval estimate +/- 1.96
-clustered standard errors (by image or frame) clipped to [0, 1]. Outcome dimensions give the share of units with
+have units at that level; a subset or DriveLMM-o1 metric: the plain mean), with the main tables' Korn-Graubard
+interval (clustered by image or frame). Outcome dimensions give the share of units with
 each outcome. Levels with few units or clusters are kept and flagged. Two comparable models are compared per level
-with the main report's paired cluster bootstrap and sign-flip test where a level has enough units.
+with the main report's cluster sign-flip test and the interval inverting it where a level has enough units.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from drive_evals.report.benchmarks import Benchmark, BreakdownSpec, UnitMetric
 from drive_evals.report.compare import BenchmarkView, paired_units
 from drive_evals.report.paired import PairedDifference, paired_difference
 from drive_evals.report.runs import Run, Unit, unit_value
-from drive_evals.report.tables import Estimate, Table, percent
+from drive_evals.report.tables import DETECTABLE, Estimate, Table, interval_of, paired_interval, paired_reasons, percent
 from drive_evals.stats import clustered_stderr, equal_group_mean
 
 MIN_UNITS = 20
@@ -99,10 +99,13 @@ def ordered_levels(spec: BreakdownSpec, dimension: str, present: set[str]) -> li
 
 def level_estimate(values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None) -> Estimate:
     """The main tables' estimator on a subset of units: plain mean, or equal mean over `groups`."""
+    labels = list(groups) if groups is not None else [""] * len(values)
     if groups is not None:
         grouped = equal_group_mean(values, groups, clusters)
-        return Estimate(grouped.overall, grouped.overall_stderr, len(values), True)
-    return Estimate(sum(values) / len(values), clustered_stderr(values, clusters), len(values), True)
+        mean, stderr = grouped.overall, grouped.overall_stderr
+    else:
+        mean, stderr = sum(values) / len(values), clustered_stderr(values, clusters)
+    return Estimate(mean, stderr, len(values), True, interval_of(mean, list(values), labels, list(clusters)))
 
 
 def build_breakdown(view: BenchmarkView) -> Breakdown:
@@ -239,7 +242,7 @@ def csv_rows(breakdown: Breakdown) -> list[dict[str, Any]]:
 
 PAIRED_CSV_COLUMNS = (
     *("a", "b", "dimension", "level", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
-    *("ci_low", "ci_high", "p_value", "p_exact"),
+    *("ci_low", "ci_high", "p_value", "p_exact", "detectable_80", "no_interval"),
 )
 """The columns of `paired_csv_rows`, named so that a report with one model still writes its header."""
 
@@ -261,6 +264,8 @@ def paired_csv_rows(breakdown: Breakdown) -> list[dict[str, Any]]:
             "ci_high": c.result.ci_high,
             "p_value": c.result.p_value,
             "p_exact": c.result.exact_p,
+            "detectable_80": c.result.detectable,
+            "no_interval": c.result.no_interval,
         }
         for c in breakdown.comparisons
     ]
@@ -280,6 +285,7 @@ def paired_table(breakdown: Breakdown) -> Table:
         "A − B",
         "95% CI",
         "p",
+        DETECTABLE,
     ]
     rows = [
         [
@@ -293,16 +299,19 @@ def paired_table(breakdown: Breakdown) -> Table:
             percent(c.mean_a),
             percent(c.mean_b),
             percent(c.result.estimate),
-            f"[{percent(c.result.ci_low)}, {percent(c.result.ci_high)}]",
+            paired_interval(c.result),
             _p(c.result.p_value),
+            percent(c.result.detectable),
         ]
         for c in breakdown.comparisons
     ]
     notes = [
         f"x100, on the units of the level both runs answered, compared only where that is at least {MIN_UNITS} units "
         f"in at least {MIN_CLUSTERS} clusters ({breakdown.too_small} level comparisons fell short and are not shown). "
-        "CI: cluster bootstrap; p: cluster sign-flip test, as in Paired comparisons. Not adjusted over levels: "
-        "with many levels some small p-values are expected by chance; read them as leads, not findings."
+        "p: cluster sign-flip test; CI: the differences it does not reject (excludes 0 exactly when p < 0.05); "
+        f"{DETECTABLE}: as in Paired comparisons. Not adjusted over levels: with many levels some small p-values "
+        "are expected by chance; read them as leads, not findings.",
+        *paired_reasons([c.result for c in breakdown.comparisons]),
     ]
     return Table("Paired differences by level", header, rows, notes)
 

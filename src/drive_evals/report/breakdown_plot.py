@@ -70,8 +70,9 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
                 if not chosen:
                     continue
                 colour = f"C{_colour(view, run)}"
-                below = [(e.value - e.low) * SCALE for _, e in chosen]
-                above = [(e.high - e.value) * SCALE for _, e in chosen]
+                # a level without an interval (too few clusters) gets a bare marker
+                below = [0.0 if e.interval is None else (e.value - e.low) * SCALE for _, e in chosen]
+                above = [0.0 if e.interval is None else (e.high - e.value) * SCALE for _, e in chosen]
                 axes.errorbar(
                     [e.value * SCALE for _, e in chosen],
                     [row - BAND / 2 + step * (lane + 0.5) for row, _ in chosen],
@@ -94,7 +95,8 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
     figure.legend(
         handles, [label(view, run) for run in view.runs], loc="upper left",
         bbox_to_anchor=(1 - LEGEND_INCHES / width + 0.01, 1 - TITLE_INCHES / height), fontsize="small", frameon=False,
-        title="bars: 95% CI; hollow: too few\nunits or clusters (unreliable)", title_fontsize="small",
+        title="bars: 95% CI (no bar: too few\nclusters); hollow: too few\nunits or clusters (unreliable)",
+        title_fontsize="small",
     )  # fmt: skip
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})

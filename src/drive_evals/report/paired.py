@@ -1,9 +1,11 @@
-"""Paired comparison of two models on the units both answered: a cluster bootstrap interval and a sign-flip test.
+"""Paired comparison of two models on the units both answered: one sign-flip test, and the interval that inverts it.
 
-Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent, so both procedures resample or
-flip whole clusters. The estimator is the equal-weight mean over groups of the per-group mean difference (one group:
-the plain mean difference), so SURDS `overall` is compared the way it is defined. Pure functions of their inputs and
-a fixed seed: the same logs always give the same report.
+Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent, so the test flips the signs of whole
+clusters. The estimator is the equal-weight mean over groups of the per-group mean difference (one group: the plain
+mean difference), so SURDS `overall` is compared the way it is defined. The p-value tests D = 0; the 95% interval is
+every shift delta that the same test, run on the differences minus delta, does not reject at 5%. So the interval
+excludes 0 exactly when p < 0.05: the two can never disagree. Pure functions of their inputs and a fixed seed: the
+same logs always give the same report. Why this method and its measured coverage: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -15,22 +17,34 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-BOOTSTRAP_REPLICATES = 4000
+from drive_evals.stats import CONFIDENCE, equal_group_mean, t_quantile
+
 SIGN_FLIPS = 10_000
 """Monte Carlo sign-flip draws; with at most log2(SIGN_FLIPS) clusters every sign pattern is enumerated instead."""
 SEED = 20_250_601
-CONFIDENCE = 0.95
+POWER = 0.80
+"""The power at which the minimum detectable difference is stated."""
 CHUNK_ROWS = 1000
-"""Replicates per matrix product, which bounds memory at CHUNK_ROWS x clusters numbers."""
-TIE_TOLERANCE = 1e-12
-"""Relative slack when comparing |T*| with |T|, so that floating-point ties count as ties."""
+"""Sign patterns per matrix product, which bounds memory at CHUNK_ROWS x clusters numbers."""
+TIE_TOLERANCE = 1e-9
+"""Relative slack when comparing |t*| with |t|, so that floating-point ties count as ties."""
+BISECTION_TOLERANCE = 1e-5
+"""Precision of the interval's ends (a thousandth of a percentage point)."""
+DIFFERENCE_BOUNDS = (-1.0, 1.0)
+"""Values lie in [0, 1], so a difference of means lies in [-1, 1]; the interval never leaves that range."""
+NO_DIFFERENCES = "the runs agree on every unit"
+FEW_CLUSTERS = "fewer than 6 clusters (the smallest sign-flip p-value, 2 / 2^G, is then above 0.05)"
+FEW_DIFFERING = "the runs differ in fewer than 6 clusters"
 
 FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """A - B on the common units: estimate, percentile bootstrap interval, two-sided sign-flip p-value."""
+    """A - B on the common units: estimate, the inverted sign-flip interval, its two-sided p-value, and power.
+
+    `ci_low`/`ci_high` are NaN where no interval is given, and `no_interval` then says why.
+    """
 
     estimate: float
     ci_low: float
@@ -40,22 +54,48 @@ class PairedDifference:
     clusters: int
     exact_p: bool
     """True when the p-value enumerates every sign pattern (few clusters), False for a Monte Carlo estimate."""
+    detectable: float = math.nan
+    """Smallest |A - B| this test finds with 80% power at these clusters (NaN where it cannot be stated)."""
+    no_interval: str = ""
+
+
+def min_clusters(confidence: float = CONFIDENCE) -> int:
+    """Fewest clusters at which the sign-flip test can reject at all: its smallest p-value is 2 / 2^G."""
+    clusters = 1
+    while 2.0 / 2**clusters > 1 - confidence:
+        clusters += 1
+    return clusters
 
 
 @dataclass(frozen=True)
-class _Design:
-    """Per-cluster sums of differences and unit counts for each group (groups x clusters)."""
+class _FlipSums:
+    """For every sign pattern s: s.v, s.w, s.(v*w) and s.(w*w), from which the studentized statistic at any shift
+    delta follows in O(patterns) (u = v - delta * w is linear in delta)."""
 
-    sums: FloatArray
-    counts: FloatArray
+    v: FloatArray
+    w: FloatArray
+    vw: FloatArray
+    ww: FloatArray
+    sum_vv: float
+    sum_vw: float
+    sum_ww: float
 
-    def estimate(self, cluster_weights: FloatArray) -> FloatArray:
-        """Equal mean over groups of the weighted group means, one value per row of `cluster_weights`."""
-        totals = cluster_weights @ self.sums.T
-        units = cluster_weights @ self.counts.T
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = np.where(units > 0, totals / units, np.nan)
-        return np.asarray(means.mean(axis=1), dtype=np.float64)
+    def p_value(self, delta: float) -> float:
+        """Share of sign patterns whose |t*| reaches the observed |t| when testing D = delta."""
+        totals = self.v - delta * self.w
+        cross = self.vw - delta * self.ww
+        squares = self.sum_vv - 2 * delta * self.sum_vw + delta * delta * self.sum_ww
+        # CR1 variance of the flipped estimate, up to the constant G / (G - 1): sum_c (s_c u_c - w_c T*)^2
+        variances = np.maximum(squares - 2 * totals * cross + totals * totals * self.sum_ww, 0.0)
+        scale = max(squares, self.sum_ww * delta * delta, 1e-300)
+        degenerate = variances <= 1e-12 * scale
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(degenerate, np.where(np.abs(totals) > 1e-9 * math.sqrt(scale), np.inf, 0.0), totals)
+            t = np.where(degenerate, t, np.abs(totals) / np.sqrt(np.where(degenerate, 1.0, variances)))
+        observed = t[0]  # row 0 is the identity pattern
+        if math.isinf(observed):
+            return float(np.mean(np.isinf(t)))
+        return float(np.mean(t >= observed * (1 - TIE_TOLERANCE) - TIE_TOLERANCE))
 
 
 def paired_difference(
@@ -64,32 +104,51 @@ def paired_difference(
     clusters: Sequence[Hashable],
     groups: Sequence[Hashable] | None = None,
     *,
-    replicates: int = BOOTSTRAP_REPLICATES,
     sign_flips: int = SIGN_FLIPS,
     seed: int = SEED,
+    bounds: tuple[float, float] = DIFFERENCE_BOUNDS,
 ) -> PairedDifference:
     """Compare paired per-unit values `a` and `b` (same units, same order) clustered by `clusters`.
 
-    Estimate: D = (1/K) sum_k mean_{i in k}(a_i - b_i) over the K groups (K = 1 without `groups`).
-    Interval: percentile bootstrap of D, resampling whole clusters with replacement (replicates in which a group
-    draws no unit are dropped). p-value: under H0 the labels A and B are exchangeable within a unit, so the sign of
-    every difference in a cluster can flip together; p = share of sign patterns with |D*| >= |D|, exact when all
-    2^G patterns fit in `sign_flips`, else (1 + hits) / (1 + draws).
+    Estimate: D = (1/K) sum_k mean_{i in k}(a_i - b_i) over the K groups (K = 1 without `groups`), which is
+    D = sum_c v_c with v_c cluster c's share. Test of D = delta: subtract delta from every difference, so cluster
+    shares become u_c = v_c - delta * w_c (w_c: the cluster's weight, summing to 1); under the null the labels A and
+    B are exchangeable within a unit, so all of a cluster's signs can flip together; the statistic is the
+    studentized |sum_c s_c u_c| / CR1 SE, which keeps the test calibrated when clusters differ in spread (Canay,
+    Romano and Shaikh 2017). p = share of patterns with |t*| >= |t|, exact when all 2^G fit in `sign_flips`, else
+    over fixed Monte Carlo draws (the identity first). Interval: the deltas with p(delta) > 5%, ends by bisection.
+    No interval with fewer than `min_clusters()` clusters, or fewer clusters than that in which the runs differ at
+    all (rare differences: the shifted test then under-covers; docs/statistics.md). `detectable`: the minimum
+    detectable difference (t_{G-1, 97.5%} + t_{G-1, 80%}) x the CR1 SE of D, the usual power formula.
     """
     if not (len(a) == len(b) == len(clusters)) or (groups is not None and len(groups) != len(a)):
         raise ValueError("a, b, clusters (and groups) must have the same length")
     if not a:
-        return PairedDifference(math.nan, math.nan, math.nan, math.nan, 0, 0, True)
+        return PairedDifference(math.nan, math.nan, math.nan, math.nan, 0, 0, True, no_interval="no common units")
     differences = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
     cluster_index = _codes(clusters)
     group_index = _codes(groups) if groups is not None else np.zeros(len(a), dtype=np.int64)
-    design = _design(differences, cluster_index, group_index)
-    cluster_count = design.sums.shape[1]
-    estimate = float(design.estimate(np.ones((1, cluster_count)))[0])
-    bootstrap_seed, flip_seed = np.random.SeedSequence(seed).spawn(2)
-    low, high = _bootstrap_interval(design, replicates, np.random.default_rng(bootstrap_seed))
-    p_value, exact = _sign_flip_p(design, estimate, sign_flips, np.random.default_rng(flip_seed))
-    return PairedDifference(estimate, low, high, p_value, len(a), cluster_count, exact)
+    shares, weights = _cluster_shares(differences, cluster_index, group_index)
+    cluster_count = shares.size
+    estimate = float(shares.sum())
+    signs, exact = _sign_patterns(cluster_count, sign_flips, np.random.default_rng(seed))
+    flips = _flip_sums(signs, shares, weights)
+    p_value = flips.p_value(0.0)
+    alpha = 1 - CONFIDENCE
+    group_labels = [str(g) for g in groups] if groups is not None else [""] * len(a)
+    stderr = equal_group_mean(differences.tolist(), group_labels, list(clusters)).overall_stderr
+    common = {"estimate": estimate, "p_value": p_value, "units": len(a), "clusters": cluster_count, "exact_p": exact}
+    if cluster_count < min_clusters():
+        return PairedDifference(ci_low=math.nan, ci_high=math.nan, no_interval=FEW_CLUSTERS, **common)  # type: ignore[arg-type]
+    degrees = cluster_count - 1
+    detectable = (t_quantile(1 - alpha / 2, degrees) + t_quantile(POWER, degrees)) * stderr if stderr > 0 else math.nan
+    differing = len(set(cluster_index[differences != 0].tolist()))
+    if differing < min_clusters():
+        reason = NO_DIFFERENCES if differing == 0 else FEW_DIFFERING
+        return PairedDifference(ci_low=math.nan, ci_high=math.nan, detectable=detectable, no_interval=reason, **common)  # type: ignore[arg-type]
+    low = _boundary(flips, estimate, bounds[0], alpha)
+    high = _boundary(flips, estimate, bounds[1], alpha)
+    return PairedDifference(ci_low=low, ci_high=high, detectable=detectable, **common)  # type: ignore[arg-type]
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:
@@ -108,44 +167,53 @@ def _codes(labels: Sequence[Hashable]) -> npt.NDArray[np.int64]:
     return np.array([positions.setdefault(label, len(positions)) for label in labels], dtype=np.int64)
 
 
-def _design(differences: FloatArray, clusters: npt.NDArray[np.int64], groups: npt.NDArray[np.int64]) -> _Design:
-    shape = (int(groups.max()) + 1, int(clusters.max()) + 1)
-    sums = np.zeros(shape)
-    counts = np.zeros(shape)
-    np.add.at(sums, (groups, clusters), differences)
-    np.add.at(counts, (groups, clusters), 1.0)
-    return _Design(sums, counts)
+def _cluster_shares(
+    differences: FloatArray, clusters: npt.NDArray[np.int64], groups: npt.NDArray[np.int64]
+) -> tuple[FloatArray, FloatArray]:
+    """Each cluster's share v_c of D and its weight w_c: unit i weighs 1 / (K n_group(i))."""
+    group_count = int(groups.max()) + 1
+    units_per_group = np.bincount(groups, minlength=group_count).astype(np.float64)
+    unit_weights = 1.0 / (group_count * units_per_group[groups])
+    cluster_count = int(clusters.max()) + 1
+    shares = np.bincount(clusters, weights=unit_weights * differences, minlength=cluster_count)
+    weights = np.bincount(clusters, weights=unit_weights, minlength=cluster_count)
+    return shares.astype(np.float64), weights.astype(np.float64)
 
 
-def _bootstrap_interval(design: _Design, replicates: int, rng: np.random.Generator) -> tuple[float, float]:
-    cluster_count = design.sums.shape[1]
-    uniform = np.full(cluster_count, 1.0 / cluster_count)
-    values: list[FloatArray] = []
-    for start in range(0, replicates, CHUNK_ROWS):
-        draws = rng.multinomial(cluster_count, uniform, size=min(CHUNK_ROWS, replicates - start))
-        values.append(design.estimate(draws.astype(np.float64)))
-    estimates = np.concatenate(values)
-    estimates = estimates[~np.isnan(estimates)]
-    if estimates.size == 0:
-        return math.nan, math.nan
-    tail = (1.0 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(estimates, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def _sign_flip_p(design: _Design, estimate: float, sign_flips: int, rng: np.random.Generator) -> tuple[float, bool]:
-    """Flipping a cluster's signs keeps every group's unit count, so D* = s . v with v_g = D's share of cluster g."""
-    group_count = design.sums.shape[0]
-    units_per_group = design.counts.sum(axis=1)
-    contributions = (design.sums / units_per_group[:, None]).sum(axis=0) / group_count
-    threshold = abs(estimate) * (1 - TIE_TOLERANCE) - TIE_TOLERANCE
-    cluster_count = contributions.size
+def _sign_patterns(cluster_count: int, sign_flips: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.int8], bool]:
+    """All 2^G patterns when they fit in `sign_flips`, else the identity plus `sign_flips` random ones."""
     if 2**cluster_count <= sign_flips:
-        patterns = (np.arange(2**cluster_count)[:, None] >> np.arange(cluster_count)) & 1
-        flipped = (1 - 2 * patterns) @ contributions
-        return float(np.mean(np.abs(flipped) >= threshold)), True
-    hits = 0
-    for start in range(0, sign_flips, CHUNK_ROWS):
-        signs = rng.choice([-1.0, 1.0], size=(min(CHUNK_ROWS, sign_flips - start), cluster_count))
-        hits += int(np.sum(np.abs(signs @ contributions) >= threshold))
-    return (1 + hits) / (1 + sign_flips), False
+        bits = (np.arange(2**cluster_count)[:, None] >> np.arange(cluster_count)) & 1
+        return (1 - 2 * bits).astype(np.int8), True
+    drawn = rng.choice(np.array([-1, 1], dtype=np.int8), size=(sign_flips, cluster_count))
+    return np.vstack([np.ones((1, cluster_count), dtype=np.int8), drawn]), False
+
+
+def _flip_sums(signs: npt.NDArray[np.int8], v: FloatArray, w: FloatArray) -> _FlipSums:
+    vectors = np.stack([v, w, v * w, w * w], axis=1)
+    products = np.concatenate(
+        [signs[start : start + CHUNK_ROWS].astype(np.float64) @ vectors for start in range(0, len(signs), CHUNK_ROWS)]
+    )
+    return _FlipSums(
+        products[:, 0], products[:, 1], products[:, 2], products[:, 3], float(v @ v), float(v @ w), float(w @ w)
+    )
+
+
+def _boundary(flips: _FlipSums, estimate: float, bound: float, alpha: float) -> float:
+    """The interval's end between the estimate (p = 1) and `bound`: where p(delta) falls to alpha.
+
+    When 0 lies on this side, the search is confined to the side of 0 the test's own verdict puts the end on, so
+    the interval contains 0 exactly when p(0) > alpha.
+    """
+    inside, outside = estimate, bound
+    if min(estimate, bound) <= 0.0 <= max(estimate, bound) and estimate != 0.0:
+        if flips.p_value(0.0) > alpha:
+            inside = 0.0
+        else:
+            outside = 0.0
+    if outside == bound and flips.p_value(bound) > alpha:
+        return bound
+    while abs(outside - inside) > BISECTION_TOLERANCE:
+        middle = (inside + outside) / 2
+        inside, outside = (middle, outside) if flips.p_value(middle) > alpha else (inside, middle)
+    return inside

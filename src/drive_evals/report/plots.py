@@ -54,7 +54,7 @@ def score_plot(view: BenchmarkView, spec: TableSpec) -> bytes | None:
                 continue
             y = row - BAND / 2 + BAND * centres[index]
             error = None
-            if not math.isnan(value.stderr):
+            if value.interval is not None:
                 error = [[(value.value - value.low) * SCALE], [(value.high - value.value) * SCALE]]
             axes.errorbar(
                 value.value * SCALE, y, xerr=error, fmt="o", color=f"C{index % 10}", capsize=3, markersize=5,

@@ -1,8 +1,9 @@
 """The report's tables, as plain rows of strings (for Markdown and HTML) and of numbers (for CSV).
 
-Estimates are the logs' own metric values; intervals are estimate +/- 1.96 standard errors, clipped to [0, 1], from
-the clustered standard error the log holds (`<metric>_stderr`). Where the log has none (the twelve DriveLMM-o1
-criteria), the same clustered estimator is applied to the per-unit values, and the cell is marked.
+Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
+where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
+are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), which stay in [0, 1]
+and cover at their nominal level; paired rows invert the cluster sign-flip test (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -10,23 +11,29 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import NormalDist
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
+from drive_evals.report.paired import PairedDifference
 from drive_evals.report.runs import Run, missing_count, unit_value
-from drive_evals.stats import clustered_stderr, equal_group_mean
+from drive_evals.stats import (
+    MIN_SCORE_CLUSTERS,
+    bell_mccaffrey_df,
+    clustered_stderr,
+    cr2_stderr,
+    equal_group_mean,
+    score_interval,
+)
 
-Z95 = NormalDist().inv_cdf(0.975)
 SCALE = 100
 """Tables print fractions as percentages, the papers' convention."""
 MISSING = "—"
 FROM_SAMPLES = "†"
 FLAG = "⚠"
-FEW_CLUSTERS = 10
-"""Below this many clusters, clustered errors, bootstraps and sign-flip tests are too coarse to trust."""
+NO_INTERVAL = "no CI"
+DETECTABLE = "detectable (80%)"
 ALWAYS_SHOWN = ("data", "judge")
 """Settings every Runs table shows, even when all runs agree."""
 
@@ -38,14 +45,26 @@ class Estimate:
     n: int
     from_samples: bool
     """The standard error was computed from per-unit values because the log has none for this metric."""
+    interval: tuple[float, float] | None = None
+    """The 95% interval, None where too few clusters give none."""
 
     @property
     def low(self) -> float:
-        return max(0.0, self.value - Z95 * self.stderr)
+        return math.nan if self.interval is None else self.interval[0]
 
     @property
     def high(self) -> float:
-        return min(1.0, self.value + Z95 * self.stderr)
+        return math.nan if self.interval is None else self.interval[1]
+
+
+def interval_of(
+    value: float, values: list[float], groups: list[str], clusters: list[str]
+) -> tuple[float, float] | None:
+    """The Korn-Graubard interval of `value`, the estimate on these units: CR2 standard error, Bell-McCaffrey df."""
+    if not values:
+        return None
+    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+    return score_interval(value, stderr, len(values), len(set(clusters)), df=df)
 
 
 @dataclass
@@ -69,8 +88,10 @@ def estimate(run: Run, metric: str) -> Estimate:
         mean = sum(values) / len(values) if values else math.nan
         stderr = clustered_stderr(values, clusters) if values else math.nan
     logged = run.metrics.get(f"{metric}_stderr")
+    value = run.metrics.get(metric, mean)
+    interval = interval_of(value, values, groups if unit_metric.grouped else [""] * len(values), clusters)
     from_samples = logged is None and unit_metric.stderr_logged
-    return Estimate(run.metrics.get(metric, mean), stderr if logged is None else logged, len(values), from_samples)
+    return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
 
 def percent(value: float | None, digits: int = 1) -> str:
@@ -80,9 +101,9 @@ def percent(value: float | None, digits: int = 1) -> str:
 def show_estimate(value: Estimate) -> str:
     if math.isnan(value.value):
         return MISSING
-    if math.isnan(value.stderr):
-        return percent(value.value)
     mark = FROM_SAMPLES if value.from_samples else ""
+    if value.interval is None:
+        return f"{percent(value.value)} ({NO_INTERVAL}){mark}"
     return f"{percent(value.value)} [{percent(value.low)}, {percent(value.high)}]{mark}"
 
 
@@ -113,8 +134,9 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     notes = []
     if any(c.kind == "estimate" for c in spec.columns):
         notes.append(
-            f"x100. Estimate [95% CI]: estimate ± {Z95:.2f} clustered standard errors (by {benchmark.cluster_key}), "
-            "clipped to [0, 100]."
+            f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
+            f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
+            "[0, 100] and has a width at 0 and 100). Coverage measured in docs/statistics.md."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
@@ -127,14 +149,12 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "missing: planned units whose sample errored (no reply); they are in `units` and count as the official "
             "scorer counts a missing reply (SURDS: invalid, 0; DriveLMM-o1: unjudged). `inspect eval-retry` runs them."
         )
-    fewest = min((len({u.cluster for u in run.units.values()}) for run in view.runs), default=0)
-    if any(c.kind == "estimate" for c in spec.columns) and fewest < FEW_CLUSTERS:
-        notes.append(_few_clusters(fewest, benchmark.cluster_key))
+    if any(f"({NO_INTERVAL})" in cell for row in rows for cell in row):
+        notes.append(
+            f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s, too few to estimate "
+            "a variance; no interval holds its coverage there."
+        )
     return Table(spec.title, header, rows, notes)
-
-
-def _few_clusters(count: int, key: str) -> str:
-    return f"Only {count} distinct {key}s in some runs: intervals and p-values from so few clusters are unreliable."
 
 
 def _cell(run: Run, column: Column) -> str:
@@ -173,7 +193,7 @@ def runs_table(view: BenchmarkView, log_dir: str) -> Table:
 def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = False) -> Table:
     """Differences A - B on common units with a cluster bootstrap CI and a cluster sign-flip p-value."""
     names = ("with images", "blind", "gap") if blind else ("score A", "score B", "A − B")
-    header = ["A", "B", "metric", "units", "clusters", *names, "95% CI", "p", "p (Holm)"]
+    header = ["A", "B", "metric", "units", "clusters", *names, "95% CI", "p", "p (Holm)", DETECTABLE]
     rows = [
         [
             c.a.label,
@@ -184,21 +204,34 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
             percent(c.mean_a),
             percent(c.mean_b),
             percent(c.result.estimate),
-            f"[{percent(c.result.ci_low)}, {percent(c.result.ci_high)}]",
+            paired_interval(c.result),
             _p(c.result.p_value, c.result.exact_p),
             _p(c.p_holm, True),
+            percent(c.result.detectable),
         ]
         for c in comparisons
     ]
     notes = [
-        "x100, on the units both runs answered (matched by sample id). CI: percentile bootstrap resampling whole "
-        "clusters; p: two-sided sign-flip test flipping whole clusters (exact when every pattern is enumerated, "
-        "else Monte Carlo, marked ~); Holm: adjusted over the pairs of each metric. Fixed seed."
+        "x100, on the units both runs answered (matched by sample id). p: two-sided sign-flip test flipping whole "
+        "clusters, studentized (exact when every pattern is enumerated, else Monte Carlo, marked ~); CI: every "
+        "difference that test does not reject, so it excludes 0 exactly when p < 0.05; Holm: adjusted over the "
+        f"pairs of each metric. {DETECTABLE}: the smallest difference the test finds with 80% power at these "
+        "clusters; with p ≥ 0.05, read: no difference larger than that. Fixed seed.",
+        *paired_reasons([c.result for c in comparisons]),
     ]
-    fewest = min((c.result.clusters for c in comparisons), default=FEW_CLUSTERS)
-    if fewest < FEW_CLUSTERS:
-        notes.append(_few_clusters(fewest, comparisons[0].a.benchmark.cluster_key))
     return Table(title, header, rows, notes)
+
+
+def paired_interval(result: PairedDifference) -> str:
+    if result.no_interval:
+        return f"{NO_INTERVAL}*"
+    return f"[{percent(result.ci_low)}, {percent(result.ci_high)}]"
+
+
+def paired_reasons(results: list[PairedDifference]) -> list[str]:
+    """Why some rows have no interval, once per reason."""
+    reasons = list(dict.fromkeys(r.no_interval for r in results if r.no_interval))
+    return [f"*{NO_INTERVAL}: {'; '.join(reasons)} (an interval there would not hold its coverage)."] if reasons else []
 
 
 def _p(value: float, exact: bool) -> str:
@@ -254,7 +287,7 @@ def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
 
 COMPARISON_CSV_COLUMNS = (
     *("kind", "a", "b", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
-    *("ci_low", "ci_high", "p_value", "p_exact", "p_holm"),
+    *("ci_low", "ci_high", "p_value", "p_exact", "p_holm", "detectable_80", "no_interval"),
 )
 """The columns of `comparison_csv_rows`, named so that a report with no pair still writes its header."""
 
@@ -276,6 +309,8 @@ def comparison_csv_rows(comparisons: list[Comparison], kind: str) -> list[dict[s
             "p_value": c.result.p_value,
             "p_exact": c.result.exact_p,
             "p_holm": c.p_holm,
+            "detectable_80": c.result.detectable,
+            "no_interval": c.result.no_interval,
         }
         for c in comparisons
     ]
