@@ -36,9 +36,10 @@ from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
 from drive_evals.errors import ParameterError
 from drive_evals.params import optional_text, reject_unknown, text, whole
+from drive_evals.suite import DRIVELMM_O1_JUDGE, register
 from drive_evals.viewer import sample_list_view
 
-SCORER_NAME = "judge_meta_scorer"
+SCORER_NAME = DRIVELMM_O1_JUDGE.scorer
 TASK_VERSION = 1
 """Bumped by any change that can move a reported number; see the README changelog."""
 DEFAULT_RECORDS = 50
@@ -153,6 +154,7 @@ def bound_judge() -> Model | None:
     return bound if isinstance(bound, Model) else None
 
 
+@register
 @task
 def drivelmm_o1_judge(
     data: str = HF_DATASET,

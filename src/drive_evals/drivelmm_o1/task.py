@@ -32,15 +32,17 @@ from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
+from drive_evals.suite import DRIVELMM_O1, register
 from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
-SCORER_NAME = "drivelmm_o1_scorer"
+SCORER_NAME = DRIVELMM_O1.scorer
 TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
+@register
 @task
 def drivelmm_o1(
     data: str = HF_DATASET,
