@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 from drive_evals.cli import main
-from drive_evals.describe import DocstringError, describe, describe_task, parse_args_section, render
+from drive_evals.cli.describe import DocstringError, describe, describe_task, parse_args_section, render
 from drive_evals.suite import task_functions
 
 

@@ -2,7 +2,7 @@
 
 The samples are built by the task functions themselves, so `-T` parameters (subsets, image_mode, lidar, blind, ...)
 change the estimate exactly as they change the run. Text tokens use the ~4 characters per token rule of thumb (no
-tokenizer is downloaded); image tokens use the provider's published rule (`drive_evals.image_tokens`). Output
+tokenizer is downloaded); image tokens use the provider's published rule (`drive_evals.cli.image_tokens`). Output
 tokens are the task's `max_tokens` (an upper bound) unless a log of an earlier run gives the measured mean.
 """
 
@@ -23,12 +23,12 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, Content
 from inspect_ai.model._model import init_model_roles
 from PIL import Image
 
+from drive_evals.cli.image_tokens import ImageRule, Size
 from drive_evals.drivelmm_o1.judge import GRADER_ROLE
 from drive_evals.drivelmm_o1.prompts import JUDGE_MAX_TOKENS, JUDGE_SYSTEM_PROMPT, judge_user_message
 from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
-from drive_evals.image_tokens import ImageRule, Size
 from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, find
 from drive_evals.surds.task import surds
 

@@ -63,7 +63,7 @@ def add_describe_command(subparsers: argparse._SubParsersAction[argparse.Argumen
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from drive_evals.describe import describe
+    from drive_evals.cli.describe import describe
     from drive_evals.errors import ParameterError
 
     try:
@@ -75,7 +75,7 @@ def _describe(args: argparse.Namespace) -> int:
 
 
 def add_estimate_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from drive_evals.image_tokens import RULES
+    from drive_evals.cli.image_tokens import RULES
 
     parser = subparsers.add_parser(
         "estimate",
@@ -110,9 +110,9 @@ def _price_pair(first: float | None, second: float | None, names: str) -> tuple[
 
 
 def _estimate(args: argparse.Namespace) -> int:
+    from drive_evals.cli.estimate import estimate, format_estimate, parse_task_args
+    from drive_evals.cli.image_tokens import RULES, rule_for_model
     from drive_evals.errors import DriveEvalsError
-    from drive_evals.estimate import estimate, format_estimate, parse_task_args
-    from drive_evals.image_tokens import RULES, rule_for_model
 
     rule = RULES[args.image_rule] if args.image_rule else rule_for_model(args.model)
     try:
@@ -143,7 +143,7 @@ def add_merge_shards_command(subparsers: argparse._SubParsersAction[argparse.Arg
 
 
 def _merge_shards(args: argparse.Namespace) -> int:
-    from drive_evals.merge import MergeError, merge_shards
+    from drive_evals.cli.merge import MergeError, merge_shards
 
     try:
         merged = merge_shards(args.logs, args.out)
