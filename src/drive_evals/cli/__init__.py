@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from drive_evals.manifest import add_manifest_command
+from drive_evals.cli.manifest import add_manifest_command
 
 DEFAULT_REPORT_DIR = "report"
 """Outside the log directory: `inspect eval-set` refuses to resume into a directory holding other files."""
