@@ -10,7 +10,7 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, Content
 from inspect_runs import eval_in_process, mockllm
 from PIL import Image
 
-from drive_evals.drivelmm_o1.judge_meta import RESPONSE_SOURCE, replay_response
+from drive_evals.drivelmm_o1.judge_meta.task import RESPONSE_SOURCE, replay_response
 from drive_evals.surds.solver import COMPLETIONS_KEY, answer_each_prompt
 
 PROMPTS = ["Is the car left of the truck?", "Is the truck left of the car?"]

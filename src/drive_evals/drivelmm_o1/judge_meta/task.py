@@ -20,7 +20,6 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
-from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, build_variants
 from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, GRADER_ROLE, JUDGE_ATTEMPTS, graders, judge_response
 from drive_evals.drivelmm_o1.judge_guard import (
     DEFAULT_JUDGE_ERROR_LIMIT,
@@ -28,7 +27,8 @@ from drive_evals.drivelmm_o1.judge_guard import (
     preflight_graders,
     stop_when_judge_down,
 )
-from drive_evals.drivelmm_o1.judge_meta_metrics import JUDGE_SCORE, judge_meta_metrics
+from drive_evals.drivelmm_o1.judge_meta.degrade import DEGRADATIONS, INJECTIONS, build_variants
+from drive_evals.drivelmm_o1.judge_meta.metrics import JUDGE_SCORE, judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import JUDGED
 from drive_evals.drivelmm_o1.records import O1Record, load_records
 from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
