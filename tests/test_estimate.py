@@ -21,7 +21,7 @@ from drive_evals.cli.image_tokens import (
     qwen_resized,
     rule_for_model,
 )
-from drive_evals.drivelmm_o1.judge import GRADER_ROLE
+from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.errors import ParameterError
 
 FRAME = (1600, 900)

@@ -23,8 +23,9 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, Content
 from inspect_ai.model._model import init_model_roles
 from PIL import Image
 
+from drive_evals.baseline import CHARS_PER_TOKEN
 from drive_evals.cli.image_tokens import ImageRule, Size
-from drive_evals.drivelmm_o1.judge import GRADER_ROLE
+from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.drivelmm_o1.prompts import JUDGE_MAX_TOKENS, JUDGE_SYSTEM_PROMPT, judge_user_message
 from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.drivelmm_o1.task import drivelmm_o1
@@ -32,8 +33,6 @@ from drive_evals.errors import ParameterError
 from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, find
 from drive_evals.surds.task import surds
 
-CHARS_PER_TOKEN = 4
-"""OpenAI's and Google's rule of thumb for English text; exact counts need each model's own tokenizer."""
 TEXT_RULE = f"~{CHARS_PER_TOKEN} characters per token"
 TOKENS_PER_MILLION = 1_000_000
 ESTIMATE_JUDGE = "mockllm/model"

@@ -7,10 +7,17 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from drive_evals.drivelmm_o1.dataset import IMAGE_MODES, ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
+from drive_evals.drivelmm_o1.dataset import (
+    ImageMode,
+    ImageOptions,
+    load_drivelmm_o1,
+    parse_cell_size,
+    parse_image_mode,
+)
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
-from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
+from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS
 from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
     JudgeBreaker,
     preflight_graders,
@@ -30,7 +37,7 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import REASONING_SHOWN, drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
-from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
+from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.suite import DRIVELMM_O1, register
 from drive_evals.truncation import enable_truncation_warning
@@ -83,7 +90,7 @@ def drivelmm_o1(
     """
     reject_unknown(drivelmm_o1, kwargs)
     options = ImageOptions(
-        choice("image_mode", image_mode, IMAGE_MODES),  # type: ignore[arg-type]  # checked: one of IMAGE_MODES
+        parse_image_mode(image_mode),
         parse_cell_size(cell_size),
         flag("lidar", lidar),
         *check_lidar(lidar_range_m, lidar_resolution_m),

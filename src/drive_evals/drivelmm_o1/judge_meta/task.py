@@ -20,10 +20,13 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
-from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, GRADER_ROLE, JUDGE_ATTEMPTS, graders, judge_response
+from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, judge_response
 from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
+    GRADER_ROLE,
     JudgeBreaker,
+    graders,
     preflight_graders,
     stop_when_judge_down,
 )
