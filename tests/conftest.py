@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fakeserver import FakeModelServer
@@ -10,6 +11,19 @@ from fakeserver.offline import PROXY_VARS, refuse_other_hosts
 from inspect_ai.model import ChatMessage, ModelAPI
 from inspect_ai.model._providers.mockllm import MockLLM
 from tenacity import wait_none
+
+TESTS = Path(__file__).parent
+XDIST_GROUPS = {("reliability", "reference"): "reliability-runs", ("report", "report_run"): "report-runs"}
+"""(folder whose conftest defines it, session fixture that pays for whole eval runs) -> the xdist group of every
+test there using it, directly or through another fixture (`fault_runs` uses `reference`). Under `--dist loadgroup`
+each group runs on one worker, so each such fixture runs once per session instead of once per worker."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for (folder, fixture), group in XDIST_GROUPS.items():
+            if fixture in getattr(item, "fixturenames", ()) and item.path.is_relative_to(TESTS / folder):
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture
