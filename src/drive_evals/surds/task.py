@@ -52,7 +52,7 @@ def surds(
         record_order: `metadata` (line order of metadata.jsonl, evalscope parity) or `sorted` (by file name, the
             order of the official script's pinned `datasets` version). It decides which images are sampled.
             `sorted` also reads the file as that script does where evalscope differs: a repeated image keeps its
-            last line, and a record with no objects stays in the single-object pool (README, Data validation).
+            last line, and a record with no objects stays in the single-object pool (docs/data-validation.md).
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
         shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by image, to run n processes in
