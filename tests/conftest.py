@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fakeserver import FakeModelServer
@@ -10,6 +11,23 @@ from fakeserver.offline import PROXY_VARS, refuse_other_hosts
 from inspect_ai.model import ChatMessage, ModelAPI
 from inspect_ai.model._providers.mockllm import MockLLM
 from tenacity import wait_none
+
+TESTS = Path(__file__).parent
+XDIST_GROUPS = {("reliability", "reference"): "reliability-runs", ("report", "report_run"): "report-runs"}
+"""(folder whose conftest defines it, session fixture that pays for whole eval runs) -> the xdist group of every
+test there using it, directly or through another fixture (`fault_runs` uses `reference`). Under `--dist loadgroup`
+each group should run on one worker, so each such fixture runs once per session instead of once per worker.
+Known gap: pytest-xdist 3.8 marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads, so today the
+groups are not formed and each worker that meets such a test pays for the fixture (measured: the fault-mix and
+report fixtures ran on both workers). The marks are right; they take effect once xdist follows pytest 9."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook would otherwise run first)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for (folder, fixture), group in XDIST_GROUPS.items():
+            if fixture in getattr(item, "fixturenames", ()) and item.path.is_relative_to(TESTS / folder):
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

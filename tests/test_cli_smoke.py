@@ -14,8 +14,8 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_runs import metrics, run_inspect
 
 from drive_evals.data import demo_dir
-from drive_evals.drivelmm_o1.degrade import VARIANT_NAMES
-from drive_evals.drivelmm_o1.judge_meta import DEFAULT_EPOCHS
+from drive_evals.drivelmm_o1.judge_meta.degrade import VARIANT_NAMES
+from drive_evals.drivelmm_o1.judge_meta.task import DEFAULT_EPOCHS
 from drive_evals.drivelmm_o1.records import TEST_FILE, load_records
 from drive_evals.surds.records import load_metadata
 from drive_evals.surds.units import SUBSETS, build_units

@@ -7,14 +7,15 @@ import inspect
 import pytest
 
 from drive_evals.cli import main
-from drive_evals.describe import TASKS, DocstringError, describe, describe_task, parse_args_section, render
+from drive_evals.cli.describe import DocstringError, describe, describe_task, parse_args_section, render
+from drive_evals.suite import task_functions
 
 
-@pytest.mark.parametrize("name", list(TASKS))
+@pytest.mark.parametrize("name", list(task_functions()))
 def test_every_parameter_appears_with_its_default(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["describe", name]) == 0
     output = capsys.readouterr().out
-    signature = inspect.signature(TASKS[name])
+    signature = inspect.signature(task_functions()[name])
     assert signature.parameters, name
     named = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     for parameter in named:
@@ -26,7 +27,7 @@ def test_every_parameter_appears_with_its_default(name: str, capsys: pytest.Capt
 
 
 def test_meanings_come_from_the_docstring() -> None:
-    surds = describe_task("surds", TASKS["surds"])
+    surds = describe_task("surds", task_functions()["surds"])
     by_name = {p.name: p for p in surds.parameters}
     assert by_name["record_order"].default == "metadata"
     assert by_name["record_order"].meaning.startswith("`metadata` (line order of metadata.jsonl")
@@ -38,7 +39,7 @@ def test_meanings_come_from_the_docstring() -> None:
 
 def test_all_tasks_by_default_and_prefixed_names() -> None:
     everything = describe(None)
-    for name in TASKS:
+    for name in task_functions():
         assert f"drive_evals/{name}\n" in everything
     assert describe("drive_evals/surds") == describe("surds")
 
@@ -106,4 +107,4 @@ def test_every_registered_task_is_described() -> None:
         for obj in (getattr(_registry, name) for name in _registry.__all__)
         if is_registry_object(obj, type="task")
     }
-    assert registered == set(TASKS)
+    assert registered == set(task_functions())

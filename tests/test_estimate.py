@@ -9,10 +9,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log_sample_summaries
 
 from drive_evals.cli import main
-from drive_evals.drivelmm_o1.judge import GRADER_ROLE
-from drive_evals.errors import ParameterError
-from drive_evals.estimate import build_task, estimate, parse_task_args
-from drive_evals.image_tokens import (
+from drive_evals.cli.estimate import build_task, estimate, parse_task_args
+from drive_evals.cli.image_tokens import (
     QWEN_CARD_MAX_PIXELS,
     RULES,
     anthropic_pixels,
@@ -23,6 +21,8 @@ from drive_evals.image_tokens import (
     qwen_resized,
     rule_for_model,
 )
+from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
+from drive_evals.errors import ParameterError
 
 FRAME = (1600, 900)
 """The size of a SURDS image and of a DriveLMM-o1 view (nuScenes CAM_* keyframes); the demo data has it too."""

@@ -15,7 +15,7 @@ MODULES = sorted(info.name for info in pkgutil.walk_packages(drive_evals.__path_
 
 
 def test_the_walk_finds_both_benchmarks_modules() -> None:
-    assert {"drive_evals.surds.scoring", "drive_evals.drivelmm_o1.judge", "drive_evals.report.paired"} <= set(MODULES)
+    assert {"drive_evals.surds.rules", "drive_evals.drivelmm_o1.judge", "drive_evals.report.paired"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

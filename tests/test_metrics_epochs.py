@@ -12,7 +12,7 @@ from inspect_ai.scorer import Metric, Score
 from inspect_runs import eval_in_process
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
 
-from drive_evals.drivelmm_o1.judge_meta_metrics import judge_meta_metrics
+from drive_evals.drivelmm_o1.judge_meta.metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
 from drive_evals.surds.metrics import surds_lost, surds_scores, surds_stderr, surds_validity
 from drive_evals.truncation import truncation

@@ -25,7 +25,10 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import eval_in_process, mockllm
 from PIL import Image
 
-from drive_evals.drivelmm_o1.judge_meta import RESPONSE_SOURCE, replay_response
+from drive_evals.attempts import Attempts, record_attempt
+from drive_evals.drivelmm_o1.judge_meta.task import RESPONSE_SOURCE, replay_response
+from drive_evals.drivelmm_o1.solver import generate_raw_reply
+from drive_evals.replies import REBUILT_STORE_KEY, REPLY_STORE_KEY
 from drive_evals.surds.solver import COMPLETIONS_KEY, answer_each_prompt
 
 PROMPTS = ["Is the car left of the truck?", "Is the truck left of the car?"]
@@ -100,3 +103,27 @@ def test_replay_response_answers_without_calling_a_model(tmp_path: Path) -> None
     (result,) = log.samples or []
     assert result.output.completion == "Final Answer: B" and result.output.model == RESPONSE_SOURCE
     assert result.messages[-1].role == "assistant" and result.messages[-1].text == "Final Answer: B"
+
+
+def test_generate_raw_reply_keeps_the_reply_and_says_when_it_had_no_raw_response(tmp_path: Path) -> None:
+    task = Task(dataset=[Sample(id="q", input="Which way?")], solver=generate_raw_reply())
+    log = eval_in_process(task, tmp_path / "logs", model=mockllm(lambda _: "Final Answer: (B) go"))
+    (result,) = log.samples or []
+    assert result.store[REPLY_STORE_KEY] == "Final Answer: (B) go"
+    # mockllm records no API call, and nothing was split off its text: the reply is Inspect's text, not a rebuild
+    assert result.store[REBUILT_STORE_KEY] == [None]
+
+
+def test_record_attempt_notes_each_started_sample_with_the_keys_metrics_group_by(tmp_path: Path) -> None:
+    attempts = Attempts()
+    samples = [
+        Sample(id="a", input="x", metadata={"subset": "yaw", "image": "i1.webp", "prompts": PROMPTS}),
+        Sample(id="b", input="y", metadata={"frame": "f2"}),
+    ]
+    eval_in_process(Task(dataset=samples, solver=record_attempt(attempts)), tmp_path / "logs", model=mockllm(str))
+    assert attempts.by_model == {
+        "mockllm/model": {
+            "a": {"id": "a", "subset": "yaw", "image": "i1.webp"},
+            "b": {"id": "b", "frame": "f2"},
+        }
+    }

@@ -19,8 +19,8 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import SampleScore, Score
 from inspect_runs import metrics, only_log, run_inspect
 
+from drive_evals.surds.rules import PromptScore
 from drive_evals.surds.scorer import INVALID_REASON, NO_RESPONSE_REASON, unit_reason
-from drive_evals.surds.scoring import PromptScore
 from drive_evals.truncation import TRUNCATED_REASON, truncation, truncation_warning
 
 OPENAI_MODEL = "openai/gpt-4o-mini"

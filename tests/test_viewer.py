@@ -141,7 +141,7 @@ def test_judge_meta_log_names_the_bound_judge() -> None:
     from inspect_ai.model import get_model
     from inspect_ai.model._model import init_model_roles
 
-    from drive_evals.drivelmm_o1.judge_meta import bound_judge
+    from drive_evals.drivelmm_o1.judge_meta.task import bound_judge
 
     judge = get_model("chance/random")
     init_model_roles({"grader": judge})

@@ -30,14 +30,17 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
+
 SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
 LETTER_OPTION = re.compile(r"^\s*([A-F])\)\s*(.+)$", re.MULTILINE)
 XY2D_MARKER = "coordinates [x, y]"
-IMAGE_SIZE = (1600, 900)
+IMAGE_SIZE = (IMAGE_WIDTH, IMAGE_HEIGHT)
 RUBRIC_RANGE = (1.0, 10.0)
 OVERALL_KEY = "Overall Score"
 CHARS_PER_TOKEN = 4
-"""Rough usage estimate: the baseline reports usage so Inspect never needs a tokenizer download."""
+"""OpenAI's and Google's rule of thumb for English text, used by `drive-evals estimate` too; the baseline reports
+usage by it so Inspect never needs a tokenizer download (exact counts need each model's own tokenizer)."""
 
 
 def answer(prompt: str, rng: random.Random) -> str:

@@ -1,5 +1,7 @@
 """Checksum manifests of local data directories: written once by `drive-evals manifest write`, verified on load.
 
+This module knows files and digests only, nothing of a benchmark: the command is `drive_evals/cli/manifest.py`.
+
 A header check proves a file is an image of the right size, not that its bytes are the ones published: a
 corrupt or replaced image still decodes and is silently scored. The manifest, `drive_evals.sha256` at the data
 root, lists the sha256 of each file in `sha256sum` format (`<hex>  <path relative to the root>`), so
@@ -14,11 +16,9 @@ images. DriveLMM-o1: it sits at the nuScenes root and covers the camera (and LiD
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import string
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -135,57 +135,3 @@ def write_manifest(root: Path, files: Sequence[str] | None = None) -> Path:
 def _inside_file(root: Path, name: str) -> bool:
     path = inside(root, name)
     return path is not None and path.is_file()
-
-
-def drivelmm_o1_files(test_file: Path) -> list[str]:
-    """The nuScenes files a DriveLMM-o1 test file names: six cameras per record and the LiDAR sweeps it gives."""
-    from drive_evals.drivelmm_o1.dataset import lidar_relative
-    from drive_evals.drivelmm_o1.records import load_records
-
-    names: list[str] = []
-    for record in load_records(test_file):
-        names.extend(record.images)
-        if record.lidar is not None:
-            names.append(lidar_relative(record.lidar))
-    return list(dict.fromkeys(names))
-
-
-def add_manifest_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`drive-evals manifest write|verify DIR`."""
-    parser = subparsers.add_parser(
-        "manifest",
-        help="write or check the sha256 manifest of a local data directory",
-        description=f"Write or verify {MANIFEST_NAME} at the root of a local data directory (sha256sum format). "
-        "Tasks verify the files a run uses against it before any model call.",
-    )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    write = actions.add_parser("write", help="hash the data files into DIR/" + MANIFEST_NAME)
-    write.add_argument("root", metavar="DIR", type=Path, help="SURDS snapshot root or nuScenes root")
-    write.add_argument(
-        "--drivelmm-o1",
-        metavar="TEST_JSON",
-        type=Path,
-        help="list only the nuScenes files this DriveLMM-o1 test file names (cameras and LiDAR)",
-    )
-    verify = actions.add_parser("verify", help="check every file DIR/" + MANIFEST_NAME + " lists")
-    verify.add_argument("root", metavar="DIR", type=Path)
-    parser.set_defaults(handler=run_manifest_command)
-
-
-def run_manifest_command(args: argparse.Namespace) -> int:
-    root = Path(args.root).expanduser().resolve()
-    try:
-        if args.action == "write":
-            files = drivelmm_o1_files(args.drivelmm_o1) if args.drivelmm_o1 else None
-            written = write_manifest(root, files)
-            print(f"wrote {written} ({len(read_manifest(root) or {})} files)")
-        else:
-            entries = read_manifest(root)
-            if entries is None:
-                print(f"drive-evals manifest: no {MANIFEST_NAME} in {root}", file=sys.stderr)
-                return 1
-            print(f"{verify_manifest(root, entries)} files match {manifest_path(root)}")
-    except DataValidationError as error:
-        print(f"drive-evals manifest: {error}", file=sys.stderr)
-        return 1
-    return 0

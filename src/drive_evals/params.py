@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from drive_evals.errors import ParameterError
+from drive_evals.suite import task_functions
 
 logger = logging.getLogger(__name__)
 
@@ -53,10 +54,10 @@ def parameter_names(task: Callable[..., Any]) -> list[str]:
 
 
 def _sibling_parameters(task: Callable[..., Any]) -> dict[str, list[str]]:
-    """The parameter names of every other drive_evals task, by task name."""
-    from drive_evals.describe import TASKS  # late: the task modules import this one
+    """The parameter names of every other drive_evals task, by task name.
 
-    return {name: parameter_names(other) for name, other in TASKS.items() if name != task.__name__}
+    Only loaded tasks count; the names are shared only by `inspect eval`, whose entry point loads every task."""
+    return {name: parameter_names(other) for name, other in task_functions().items() if name != task.__name__}
 
 
 def choice(name: str, value: object, valid: Sequence[str]) -> str:

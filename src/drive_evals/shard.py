@@ -3,7 +3,7 @@
 Shard `i/n` (counted from 1) keeps the clusters (SURDS: images; DriveLMM-o1: frames) whose rank in order of first
 appearance is i - 1 modulo n. A cluster is never split, so the clustered standard errors of the merged shards are
 those of an unsharded run; the rank comes from the full dataset, so the shards are disjoint, complete and the same
-on every machine for the same data and parameters. `drive-evals merge-shards` joins the logs (drive_evals/merge.py).
+on every machine for the same data and parameters. `drive-evals merge-shards` joins the logs (drive_evals/cli/merge.py).
 """
 
 from __future__ import annotations

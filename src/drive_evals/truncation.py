@@ -18,6 +18,8 @@ from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from drive_evals.suite import DRIVELMM_O1, SURDS
+
 TRUNCATED_REASON = "truncated"
 """Score reason of a completion (SURDS: an invalid unit) cut by the output token limit."""
 TRUNCATED_KEY = "truncated"
@@ -25,7 +27,7 @@ TRUNCATED_KEY = "truncated"
 TRUNCATED_RATE = "truncated_rate"
 WARN_ABOVE_RATE = 0.01
 """Warn at the end of a run when more than this share of its samples stopped at the token limit."""
-SCORERS = ("surds_scorer", "drivelmm_o1_scorer")
+SCORERS = (SURDS.scorer, DRIVELMM_O1.scorer)
 """Scorers whose `truncated_rate` the warning reads (other suites may name a metric the same)."""
 
 logger = logging.getLogger(__name__)

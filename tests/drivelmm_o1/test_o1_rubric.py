@@ -31,6 +31,10 @@ from drive_evals.drivelmm_o1.rubric import (
 
 SCORES = [6.0, 6.5, 7.0, 7.5, 8.0, 7.0, 8.5, 7.5, 7.0, 8.5, 8.5, 7.0]
 
+LINEAR_TIME_BOUND_S = 10.0
+"""A parser that backtracks or rescans takes minutes on these inputs; the honest parse of the slower one took
+0.29 s at load average 13 on 2 cores (the megabyte of garbage 0.01 s), so this fails only on a real regression."""
+
 
 def reply(**overrides: Any) -> dict[str, Any]:
     """The protocol's example reply, with some keys replaced (None removes a key)."""
@@ -198,7 +202,7 @@ def test_megabyte_of_garbage_is_fast_and_safe() -> None:
     garbage = "".join(rng.choice('{}[]":,0123456789abc \n') for _ in range(1_000_000))
     start = time.perf_counter()
     parsed = parse_judge_reply(garbage)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < LINEAR_TIME_BOUND_S
     assert not parsed.ok
 
 
@@ -211,7 +215,7 @@ def test_many_unterminated_objects_stay_bounded() -> None:
     text = '{"a": [' * 50_000 + json.dumps(reply())
     start = time.perf_counter()
     assert not parse_judge_reply(text).ok
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < LINEAR_TIME_BOUND_S
 
 
 def test_find_json_object() -> None:

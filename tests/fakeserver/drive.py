@@ -31,7 +31,7 @@ from drive_evals.drivelmm_o1.mcq import official_letter
 from drive_evals.drivelmm_o1.prompts import CRITERIA, JUDGE_SYSTEM_PROMPT, OVERALL_SCORE_KEY
 from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.surds.dataset import load_surds
-from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
+from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS
 
 from .policies import Policy

@@ -183,7 +183,7 @@ def o1_malformed(test_file: Path, root: Path) -> tuple[str, ...]:
 
 
 def o1_altered(test_file: Path, root: Path) -> tuple[str, ...]:
-    from drive_evals.manifest import drivelmm_o1_files
+    from drive_evals.cli.manifest import drivelmm_o1_files
 
     write_manifest(root, drivelmm_o1_files(test_file))
     _, name = first_camera(test_file)

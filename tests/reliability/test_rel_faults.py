@@ -16,7 +16,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_runs import metrics
 
-from drive_evals.surds.scoring import REASON_NO_COMPLETION
+from drive_evals.surds.rules import REASON_NO_COMPLETION
 
 from .harness import (
     ANTHROPIC_MODEL,

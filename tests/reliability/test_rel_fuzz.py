@@ -41,8 +41,8 @@ from drive_evals.drivelmm_o1.records import TEST_FILE, load_records
 from drive_evals.drivelmm_o1.rubric import parse_judge_reply
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.surds.records import load_metadata
+from drive_evals.surds.rules import extract_answer
 from drive_evals.surds.scorer import score_unit, surds_scorer
-from drive_evals.surds.scoring import extract_answer
 from drive_evals.surds.solver import COMPLETIONS_KEY
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 

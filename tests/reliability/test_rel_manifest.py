@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from drive_evals.cli import main
+from drive_evals.cli.manifest import drivelmm_o1_files
 from drive_evals.data import demo_dir
 from drive_evals.drivelmm_o1.records import TEST_FILE
 from drive_evals.errors import DataValidationError
 from drive_evals.manifest import (
     MANIFEST_NAME,
-    drivelmm_o1_files,
     read_manifest,
     verify_manifest,
     write_manifest,

@@ -15,7 +15,7 @@ from fakeserver.drive import (
 
 from drive_evals.drivelmm_o1.mcq import official_correct
 from drive_evals.drivelmm_o1.rubric import parse_judge_reply
-from drive_evals.surds.scoring import PromptScore, score_choice, score_point
+from drive_evals.surds.rules import PromptScore, score_choice, score_point
 
 
 def surds_verdict(kind: str) -> list[PromptScore]:

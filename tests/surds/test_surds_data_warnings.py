@@ -21,8 +21,8 @@ from drive_evals.data_warnings import MAX_EXAMPLES, DataWarnings
 from drive_evals.errors import DataValidationError
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, resolve_repeated_images
 from drive_evals.surds.records import METADATA_FILE, parse_metadata_lines
+from drive_evals.surds.rules import centerness
 from drive_evals.surds.scorer import score_unit
-from drive_evals.surds.scoring import centerness
 from drive_evals.surds.task import surds
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 

@@ -23,7 +23,7 @@ from drive_evals.surds.conventions import (
     score_key,
     share_key,
 )
-from drive_evals.surds.scoring import parse_point, score_point
+from drive_evals.surds.rules import parse_point, score_point
 
 BOX = (700.0, 400.0, 900.0, 500.0)
 """Centre (800, 450): the image centre, where every reading of the centre coincides."""

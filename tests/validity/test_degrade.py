@@ -7,7 +7,7 @@ import json
 import pytest
 
 from drive_evals.data import demo_dir
-from drive_evals.drivelmm_o1.degrade import (
+from drive_evals.drivelmm_o1.judge_meta.degrade import (
     DEGRADATIONS,
     GENERIC_ANSWER,
     INJECTIONS,

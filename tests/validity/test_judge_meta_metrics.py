@@ -9,7 +9,7 @@ from typing import cast
 import pytest
 from inspect_ai.scorer import SampleScore, Score, Value
 
-from drive_evals.drivelmm_o1.judge_meta_metrics import JUDGE_SCORE, judge_meta_metrics, kendall_tau_b
+from drive_evals.drivelmm_o1.judge_meta.metrics import JUDGE_SCORE, judge_meta_metrics, kendall_tau_b
 from drive_evals.drivelmm_o1.metrics import JUDGED
 
 LEVELS = {"reference": 0, "padded": 1, "steps_dropped": 2, "generic": 4, "inject_instruction": None}

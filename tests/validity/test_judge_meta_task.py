@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from drive_evals.data import demo_dir
-from drive_evals.drivelmm_o1.degrade import VARIANT_NAMES
-from drive_evals.drivelmm_o1.judge_meta import select_records, variant_samples
+from drive_evals.drivelmm_o1.judge_meta.degrade import VARIANT_NAMES
+from drive_evals.drivelmm_o1.judge_meta.task import select_records, variant_samples
 from drive_evals.drivelmm_o1.records import TEST_FILE, load_records
 from drive_evals.errors import ParameterError
 

@@ -15,7 +15,7 @@ from inspect_runs import eval_in_process, metrics
 from PIL import Image
 
 from drive_evals.blind import GREY
-from drive_evals.drivelmm_o1.degrade import VARIANT_NAMES
+from drive_evals.drivelmm_o1.judge_meta.degrade import VARIANT_NAMES
 from drive_evals.report.benchmarks import surds_diagnostics
 
 SURDS = "drive_evals/surds"

@@ -67,9 +67,13 @@ class ImageOptions:
     blind: bool = False
     """The no-vision control: every image (grid, views, LiDAR view) replaced by uniform grey of its size."""
 
-    def __post_init__(self) -> None:
-        if self.mode not in IMAGE_MODES:
-            raise ParameterError(f"image_mode={self.mode!r}: valid values are {', '.join(IMAGE_MODES)}")
+
+def parse_image_mode(value: object) -> ImageMode:
+    """`grid` or `views` (typed as the mode itself); anything else is an error naming the parameter."""
+    for mode in IMAGE_MODES:
+        if value == mode:
+            return mode
+    raise ParameterError(f"image_mode={value!r}: valid values are {', '.join(IMAGE_MODES)}")
 
 
 def parse_cell_size(value: str | Sequence[int]) -> tuple[int, int]:
@@ -296,13 +300,14 @@ def load_drivelmm_o1(
             warnings.add(
                 MCQ_GOLD_UNREADABLE, MCQ_GOLD_UNREADABLE_MEANING, f"idx {record.idx!r}: {record.final_answer[:80]!r}"
             )
-    ids = dict(zip((id(r) for r in records), sample_ids(records), strict=True))  # from all frames: shard-proof
+    ids = sample_ids(records)  # from all frames: shard-proof
     frames = shard.clusters((r.frame for r in records), "frames") if shard else None
-    kept = [r for r in records if frames is None or r.frame in frames]
+    kept_at = [n for n, r in enumerate(records) if frames is None or r.frame in frames]
+    kept = [records[n] for n in kept_at]
     paths = check_files(kept, root, options.lidar)
     verify_manifest(root, list(paths))
     images = frame_images(kept, paths, options)
-    samples = [record_to_sample(r, images[r.frame], ids[id(r)]) for r in kept]
+    samples = [record_to_sample(records[n], images[records[n].frame], ids[n]) for n in kept_at]
     if options.blind:
         samples = [blind_sample(sample) for sample in samples]
     disagreements = [r.idx for r in records if r.mcq != r.mcq_by_text]

@@ -23,13 +23,7 @@ from inspect_ai.model import (
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.util import LimitExceededError, json_schema
 
-from drive_evals.drivelmm_o1.judge_guard import (
-    DEFAULT_GRADER,
-    GRADER_ROLE,
-    JudgeBreaker,
-    graders,
-    plain_reason,
-)
+from drive_evals.drivelmm_o1.judge_guard import JudgeBreaker, plain_reason
 from drive_evals.drivelmm_o1.prompts import (
     JUDGE_MAX_TOKENS,
     JUDGE_SCHEMA_NAME,
@@ -38,8 +32,6 @@ from drive_evals.drivelmm_o1.prompts import (
     judge_user_message,
 )
 from drive_evals.drivelmm_o1.rubric import EvaluationScores, RubricParse, parse_judge_reply
-
-__all__ = ["DEFAULT_GRADER", "GRADER_ROLE", "JudgeBreaker", "Judgement", "graders", "judge_config", "judge_response"]
 
 JUDGE_ATTEMPTS = 3
 """One call plus two retries for a reply that fails validation (API errors are retried by Inspect itself)."""

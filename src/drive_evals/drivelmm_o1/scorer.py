@@ -15,8 +15,8 @@ from inspect_ai.log import transcript
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, Judgement, graders, judge_response
-from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
+from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, Judgement, judge_response
+from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, graders
 from drive_evals.drivelmm_o1.mcq import MCQResult, lenient_correct, official_correct
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,

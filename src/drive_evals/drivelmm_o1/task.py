@@ -7,10 +7,17 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from drive_evals.attempts import Attempts, record_attempt
-from drive_evals.drivelmm_o1.dataset import IMAGE_MODES, ImageMode, ImageOptions, load_drivelmm_o1, parse_cell_size
+from drive_evals.drivelmm_o1.dataset import (
+    ImageMode,
+    ImageOptions,
+    load_drivelmm_o1,
+    parse_cell_size,
+    parse_image_mode,
+)
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
-from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS
+from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS
 from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
     JudgeBreaker,
     preflight_graders,
@@ -32,17 +39,19 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
-from drive_evals.params import choice, flag, optional_text, reject_unknown, text, whole
+from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
+from drive_evals.suite import DRIVELMM_O1, register
 from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
-SCORER_NAME = "drivelmm_o1_scorer"
+SCORER_NAME = DRIVELMM_O1.scorer
 TASK_VERSION = 3
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
+@register
 @task
 def drivelmm_o1(
     data: str = HF_DATASET,
@@ -83,7 +92,7 @@ def drivelmm_o1(
     """
     reject_unknown(drivelmm_o1, kwargs)
     options = ImageOptions(
-        choice("image_mode", image_mode, IMAGE_MODES),  # type: ignore[arg-type]  # checked: one of IMAGE_MODES
+        parse_image_mode(image_mode),
         parse_cell_size(cell_size),
         flag("lidar", lidar),
         *check_lidar(lidar_range_m, lidar_resolution_m),

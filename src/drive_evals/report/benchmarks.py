@@ -16,7 +16,6 @@ from inspect_ai.scorer import Score
 from drive_evals.drivelmm_o1 import breakdown as o1_breakdown
 from drive_evals.drivelmm_o1.metrics import CRITERION_NAMES, JUDGE_OVERALL, JUDGED, MCQ_CORRECT, MCQ_COUNTED, REASONING
 from drive_evals.drivelmm_o1.prompts import CRITERIA
-from drive_evals.drivelmm_o1.task import SCORER_NAME as O1_SCORER
 from drive_evals.report.outcomes import (
     JUDGE_OUTCOME,
     MCQ_OUTCOME,
@@ -26,12 +25,13 @@ from drive_evals.report.outcomes import (
     o1_outcomes,
     surds_outcomes,
 )
+from drive_evals.suite import DRIVELMM_O1 as O1_TASK
+from drive_evals.suite import PACKAGE
+from drive_evals.suite import SURDS as SURDS_TASK
 from drive_evals.surds import breakdown as surds_breakdown
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY, diagnostics
-from drive_evals.surds.task import SCORER_NAME as SURDS_SCORER
 from drive_evals.surds.units import SUBSETS
 
-TASK_PREFIX = "drive_evals/"
 MCQ_ACCURACY = "mcq_accuracy"
 JUDGE_COVERAGE = "judge_coverage"
 MCQ_ITEMS = "mcq_items"
@@ -127,7 +127,7 @@ class Benchmark:
     @property
     def task_names(self) -> frozenset[str]:
         """Registry names, with and without the package prefix (an uninstalled tree registers them bare)."""
-        return frozenset({self.key, TASK_PREFIX + self.key})
+        return frozenset({self.key, f"{PACKAGE}/{self.key}"})
 
     def unit_metric(self, name: str) -> UnitMetric | None:
         return next((m for m in self.unit_metrics if m.name == name), None)
@@ -143,7 +143,7 @@ def surds_diagnostics(samples: list[EvalSampleSummary]) -> dict[str, float]:
     rows: list[tuple[str, dict[str, float], dict[str, object]]] = []
     for sample in samples:
         subset = str((sample.metadata or {}).get("subset"))
-        score = (sample.scores or {}).get(SURDS_SCORER)
+        score = (sample.scores or {}).get(SURDS_TASK.scorer)
         if score is not None and isinstance(score.value, dict):
             values = {k: float(v) for k, v in score.value.items() if isinstance(v, (int, float))}
             rows.append((subset, values, score.metadata or {}))
@@ -154,9 +154,9 @@ def surds_diagnostics(samples: list[EvalSampleSummary]) -> dict[str, float]:
 
 SURDS_SCORES = "Scores"
 SURDS = Benchmark(
-    key="surds",
+    key=SURDS_TASK.name,
     title="SURDS",
-    scorer=SURDS_SCORER,
+    scorer=SURDS_TASK.scorer,
     cluster_key="image",
     group_key="subset",
     headline=OVERALL,
@@ -232,9 +232,9 @@ def _table1(model: str, *percent: float) -> Reference:
 
 
 DRIVELMM_O1 = Benchmark(
-    key="drivelmm_o1",
+    key=O1_TASK.name,
     title="DriveLMM-o1",
-    scorer=O1_SCORER,
+    scorer=O1_TASK.scorer,
     cluster_key="frame",
     group_key=None,
     headline=REASONING,

@@ -24,10 +24,10 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 
 from drive_evals.baseline import effective_model_args
+from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
 from drive_evals.shard import SHARD_KEY
 
-GRADER_ROLE = "grader"
 SIZE_ARGS = frozenset({"cell_size"})
 """Task arguments that are a WIDTHxHEIGHT size; the task logs them as a [width, height] list."""
 SAMPLE_SET = "sample set"

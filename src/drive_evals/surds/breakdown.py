@@ -21,7 +21,7 @@ from itertools import pairwise
 from typing import Any, TypeGuard
 
 from drive_evals.surds.records import SurdsRecord
-from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
+from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import (
     DISTANCE_TIE_METRES,
     FAR_DEPTH_METRES,

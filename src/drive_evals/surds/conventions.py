@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH, bracket_numbers, centerness
+from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH, bracket_numbers, centerness
 
 OFFICIAL = "official"
 """The official reading (pixels, values below 1 as fractions): its score equals the official xy2d unit score."""

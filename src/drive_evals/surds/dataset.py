@@ -24,7 +24,7 @@ from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
 from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
 from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
-from drive_evals.surds.scoring import IMAGE_HEIGHT, IMAGE_WIDTH
+from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 
 logger = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from drive_evals.surds.metrics import (
     surds_stderr,
     surds_validity,
 )
-from drive_evals.surds.scoring import PromptScore, score_choice, score_point, unit_score
+from drive_evals.surds.rules import PromptScore, score_choice, score_point, unit_score
 from drive_evals.surds.solver import COMPLETIONS_KEY, TRUNCATED_STORE_KEY
 from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 

@@ -10,6 +10,7 @@ from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.data import open_snapshot
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
 from drive_evals.shard import parse_shard
+from drive_evals.suite import SURDS, register
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
@@ -25,11 +26,12 @@ TEMPERATURE = 0.0
 MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
-SCORER_NAME = "surds_scorer"
+SCORER_NAME = SURDS.scorer
 TASK_VERSION = 3
 """Bumped by any change that can move a reported number; see the README changelog."""
 
 
+@register
 @task
 def surds(
     data: str = HF_DATASET,
@@ -51,7 +53,7 @@ def surds(
         record_order: `metadata` (line order of metadata.jsonl, evalscope parity) or `sorted` (by file name, the
             order of the official script's pinned `datasets` version). It decides which images are sampled.
             `sorted` also reads the file as that script does where evalscope differs: a repeated image keeps its
-            last line, and a record with no objects stays in the single-object pool (README, Data validation).
+            last line, and a record with no objects stays in the single-object pool (docs/data-validation.md).
         blind: The no-vision control: every image replaced by uniform grey of the same size; the same sample ids,
             so a blind run pairs with a normal one (see README, Validity diagnostics).
         shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by image, to run n processes in

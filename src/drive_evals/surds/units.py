@@ -33,8 +33,6 @@ logger = logging.getLogger(__name__)
 SUBSETS: tuple[str, ...] = ("yaw", "xy2d", "depth", "distance", "left_right", "front_behind")
 """The six SURDS tasks, in the official order."""
 
-PAIRED_SUBSETS = frozenset({"yaw", "distance", "left_right", "front_behind"})
-"""Subsets whose unit holds two complementary prompts that must both be answered correctly."""
 
 SEED = 42
 

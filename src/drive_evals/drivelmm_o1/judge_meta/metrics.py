@@ -14,7 +14,7 @@ from statistics import fmean, variance
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, VARIANT_NAMES
+from drive_evals.drivelmm_o1.judge_meta.degrade import DEGRADATIONS, INJECTIONS, VARIANT_NAMES
 
 JUDGE_SCORE = "judge_score"
 """Score.value key: the judge's reasoning score (mean of the 12 criteria / 10), NaN when the judge failed."""

@@ -20,15 +20,18 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
-from drive_evals.drivelmm_o1.degrade import DEGRADATIONS, INJECTIONS, build_variants
-from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, GRADER_ROLE, JUDGE_ATTEMPTS, graders, judge_response
+from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, judge_response
 from drive_evals.drivelmm_o1.judge_guard import (
+    DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
+    GRADER_ROLE,
     JudgeBreaker,
+    graders,
     preflight_graders,
     stop_when_judge_down,
 )
-from drive_evals.drivelmm_o1.judge_meta_metrics import JUDGE_SCORE, judge_meta_metrics
+from drive_evals.drivelmm_o1.judge_meta.degrade import DEGRADATIONS, INJECTIONS, build_variants
+from drive_evals.drivelmm_o1.judge_meta.metrics import JUDGE_SCORE, judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import JUDGED
 from drive_evals.drivelmm_o1.records import O1Record, load_records
 from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
@@ -36,9 +39,10 @@ from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
 from drive_evals.errors import ParameterError
 from drive_evals.params import optional_text, reject_unknown, text, whole
+from drive_evals.suite import DRIVELMM_O1_JUDGE, register
 from drive_evals.viewer import sample_list_view
 
-SCORER_NAME = "judge_meta_scorer"
+SCORER_NAME = DRIVELMM_O1_JUDGE.scorer
 JUDGE_NEEDED_ADVICE = "This task evaluates the judge, so it cannot run without one: give it its key or bind another."
 TASK_VERSION = 1
 """Bumped by any change that can move a reported number; see the README changelog."""
@@ -154,6 +158,7 @@ def bound_judge() -> Model | None:
     return bound if isinstance(bound, Model) else None
 
 
+@register
 @task
 def drivelmm_o1_judge(
     data: str = HF_DATASET,

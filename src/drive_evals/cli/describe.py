@@ -16,18 +16,11 @@ from typing import Any, Literal, get_args, get_origin
 
 import docstring_parser
 
-from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
-from drive_evals.drivelmm_o1.task import drivelmm_o1
-from drive_evals.errors import DriveEvalsError, ParameterError
+import drive_evals._registry  # noqa: F401  # loads every task into the suite's registry
+from drive_evals.errors import DriveEvalsError
 from drive_evals.params import parameter_names
-from drive_evals.surds.task import surds
+from drive_evals.suite import PACKAGE, find, task_functions
 
-PACKAGE = "drive_evals"
-TASKS: dict[str, Callable[..., Any]] = {
-    "surds": surds,
-    "drivelmm_o1": drivelmm_o1,
-    "drivelmm_o1_judge": drivelmm_o1_judge,
-}
 UNSET = "unset"
 """How a `None` default prints: the parameter is simply not set (its meaning says what happens then)."""
 WIDTH = 100
@@ -113,16 +106,8 @@ def render(description: TaskDescription) -> str:
     return "\n".join(lines)
 
 
-def resolve(name: str) -> str:
-    """Accept `surds` or `drive_evals/surds`; an unknown name is an error listing the tasks."""
-    short = name.removeprefix(f"{PACKAGE}/")
-    if short not in TASKS:
-        known = ", ".join(f"{PACKAGE}/{task}" for task in TASKS)
-        raise ParameterError(f"unknown task {name!r}; the tasks are: {known}")
-    return short
-
-
 def describe(task: str | None) -> str:
     """The text `drive-evals describe [TASK]` prints: one task, or every task."""
-    names = [resolve(task)] if task else list(TASKS)
-    return "\n\n".join(render(describe_task(name, TASKS[name])) for name in names)
+    functions = task_functions()
+    names = [find(task).name] if task else list(functions)
+    return "\n\n".join(render(describe_task(name, functions[name])) for name in names)

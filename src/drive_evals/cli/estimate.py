@@ -2,7 +2,7 @@
 
 The samples are built by the task functions themselves, so `-T` parameters (subsets, image_mode, lidar, blind, ...)
 change the estimate exactly as they change the run. Text tokens use the ~4 characters per token rule of thumb (no
-tokenizer is downloaded); image tokens use the provider's published rule (`drive_evals.image_tokens`). Output
+tokenizer is downloaded); image tokens use the provider's published rule (`drive_evals.cli.image_tokens`). Output
 tokens are the task's `max_tokens` (an upper bound) unless a log of an earlier run gives the measured mean.
 """
 
@@ -23,19 +23,18 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, Content
 from inspect_ai.model._model import init_model_roles
 from PIL import Image
 
-from drive_evals.drivelmm_o1.judge import GRADER_ROLE
+from drive_evals.baseline import CHARS_PER_TOKEN
+from drive_evals.cli.image_tokens import ImageRule, Size
+from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.drivelmm_o1.prompts import JUDGE_MAX_TOKENS, JUDGE_SYSTEM_PROMPT, judge_user_message
 from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
-from drive_evals.image_tokens import ImageRule, Size
+from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, find
 from drive_evals.surds.task import surds
 
-CHARS_PER_TOKEN = 4
-"""OpenAI's and Google's rule of thumb for English text; exact counts need each model's own tokenizer."""
 TEXT_RULE = f"~{CHARS_PER_TOKEN} characters per token"
 TOKENS_PER_MILLION = 1_000_000
-TASK_PREFIX = "drive_evals/"
 ESTIMATE_JUDGE = "mockllm/model"
 """Bound to the `grader` role while the task is built for an estimate: it makes no call and needs no key."""
 
@@ -150,25 +149,26 @@ class TaskSpec:
 
 
 TASKS = {
-    "surds": TaskSpec(surds, surds_requests, judged=False),
-    "drivelmm_o1": TaskSpec(drivelmm_o1, official_requests, judged=True),
+    SURDS.name: TaskSpec(surds, surds_requests, judged=False),
+    DRIVELMM_O1.name: TaskSpec(drivelmm_o1, official_requests, judged=True),
 }
+"""The tasks an estimate covers (the judge meta-evaluation replays fixed responses: only its judge is paid)."""
 
 
 def build_task(name: str, params: dict[str, object]) -> tuple[str, TaskSpec, Task]:
     """The task built by its own function from `-T` parameters (unknown names are an error, as in Inspect)."""
-    short = name.removeprefix(TASK_PREFIX)
+    short = name.removeprefix(f"{PACKAGE}/")
     if short not in TASKS:
-        raise ParameterError(f"unknown task {name!r}: choose one of {', '.join(TASK_PREFIX + t for t in TASKS)}")
-    spec = TASKS[short]
+        raise ParameterError(f"unknown task {name!r}: choose one of {', '.join(find(t).qualified for t in TASKS)}")
+    suite_task, spec = find(short), TASKS[short]
     # The task's judge preflight builds the grader client, which needs its API key; an estimate calls no model, so
     # the role is bound to a stand-in that is never called (the judge's requests are counted from the prompt).
     init_model_roles({GRADER_ROLE: get_model(ESTIMATE_JUDGE)})
     try:
         task = spec.build(**params)
     except TypeError as error:
-        raise ParameterError(f"{TASK_PREFIX}{short}: {error}") from error
-    return TASK_PREFIX + short, spec, task
+        raise ParameterError(f"{suite_task.qualified}: {error}") from error
+    return suite_task.qualified, spec, task
 
 
 def read_measured_output(log_file: str | Path, planned: dict[str, int], judged: dict[str, int]) -> MeasuredOutput:

@@ -16,6 +16,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, read_eval_log, recompute_metrics, write_eval_log
 from inspect_ai.model import ModelUsage
 
+import drive_evals._registry  # noqa: F401  # registers this package's metrics, which the recompute looks up
 from drive_evals.attempts import missing_from_log
 from drive_evals.errors import DriveEvalsError
 from drive_evals.shard import SHARD_KEY
@@ -30,8 +31,6 @@ class MergeError(DriveEvalsError, ValueError):
 
 def merge_shards(paths: Sequence[str | Path], out: str | Path) -> EvalLog:
     """Read the shard logs, check they are the n finished shards of one run, and write the merged log to `out`."""
-    import drive_evals._registry  # noqa: F401  # registers this package's metrics, which the recompute looks up
-
     logs = [read_eval_log(str(path)) for path in paths]
     names = [Path(path).name for path in paths]
     ordered = _check_shards(logs, names)

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from drive_evals.manifest import add_manifest_command
+from drive_evals.cli.manifest import add_manifest_command
 
 DEFAULT_REPORT_DIR = "report"
 """Outside the log directory: `inspect eval-set` refuses to resume into a directory holding other files."""
@@ -63,7 +63,7 @@ def add_describe_command(subparsers: argparse._SubParsersAction[argparse.Argumen
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from drive_evals.describe import describe
+    from drive_evals.cli.describe import describe
     from drive_evals.errors import ParameterError
 
     try:
@@ -75,7 +75,7 @@ def _describe(args: argparse.Namespace) -> int:
 
 
 def add_estimate_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from drive_evals.image_tokens import RULES
+    from drive_evals.cli.image_tokens import RULES
 
     parser = subparsers.add_parser(
         "estimate",
@@ -110,10 +110,10 @@ def _price_pair(first: float | None, second: float | None, names: str) -> tuple[
 
 
 def _estimate(args: argparse.Namespace) -> int:
+    from drive_evals.cli.estimate import estimate, format_estimate, parse_task_args
+    from drive_evals.cli.image_tokens import RULES, rule_for_model
+    from drive_evals.cli.model_names import check_model_name
     from drive_evals.errors import DriveEvalsError
-    from drive_evals.estimate import estimate, format_estimate, parse_task_args
-    from drive_evals.image_tokens import RULES, rule_for_model
-    from drive_evals.model_names import check_model_name
 
     rule = RULES[args.image_rule] if args.image_rule else rule_for_model(args.model)
     try:
@@ -148,7 +148,7 @@ def add_merge_shards_command(subparsers: argparse._SubParsersAction[argparse.Arg
 
 
 def _merge_shards(args: argparse.Namespace) -> int:
-    from drive_evals.merge import MergeError, merge_shards
+    from drive_evals.cli.merge import MergeError, merge_shards
 
     try:
         merged = merge_shards(args.logs, args.out)

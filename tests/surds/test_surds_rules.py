@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drive_evals.surds.scoring import (
+from drive_evals.surds.rules import (
     POINT_PATTERN,
     PromptScore,
     centerness,

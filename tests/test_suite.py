@@ -1,0 +1,63 @@
+"""The suite's task registry (`drive_evals.suite`): one list of tasks every consumer reads, and no import circle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from inspect_ai._util.registry import is_registry_object, registry_info
+
+import drive_evals
+from drive_evals import _registry
+from drive_evals.errors import ParameterError
+from drive_evals.suite import PACKAGE, TASKS, find, register, task_functions
+
+SOURCE = Path(drive_evals.__file__).parent
+LAZY_BY_DESIGN = "cli"
+"""The `drive-evals` command's package: handlers import their implementation when run, so `--help` stays fast."""
+
+
+def test_every_declared_task_is_registered_and_loaded_by_inspects_entry_point() -> None:
+    inspect_names = {
+        registry_info(obj).name.removeprefix(f"{PACKAGE}/")
+        for obj in (getattr(_registry, name) for name in _registry.__all__)
+        if is_registry_object(obj, type="task")
+    }
+    assert list(task_functions()) == [task.name for task in TASKS]
+    assert inspect_names == set(task_functions())
+
+
+def test_find_takes_either_name_and_lists_the_tasks_when_unknown() -> None:
+    assert find("surds") is find("drive_evals/surds") is TASKS[0]
+    with pytest.raises(ParameterError, match="drive_evals/drivelmm_o1_judge"):
+        find("surd")
+
+
+def test_a_task_the_suite_does_not_declare_cannot_register() -> None:
+    def stray() -> None: ...
+
+    with pytest.raises(ParameterError, match="unknown task 'stray'"):
+        register(stray)
+    assert "stray" not in task_functions()
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The modules an import statement names."""
+    if isinstance(node, ast.ImportFrom):
+        return [node.module or ""]
+    return [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+
+
+def test_no_module_imports_the_suite_inside_a_function() -> None:
+    """A function-level import of our own code is how an import circle hides; only command handlers may."""
+    late = [
+        f"{path.relative_to(SOURCE)}:{getattr(inner, 'lineno', '?')}"
+        for path in sorted(SOURCE.rglob("*.py"))
+        if path.relative_to(SOURCE).parts[0] != LAZY_BY_DESIGN
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for inner in ast.walk(node)
+        if any(module.startswith(PACKAGE) for module in _imported(inner))
+    ]
+    assert late == []
