@@ -36,6 +36,8 @@ DRIVELMM_O1 = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
 DRIVELMM_O1_JUDGE = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer")
 TASKS: tuple[SuiteTask, ...] = (SURDS, DRIVELMM_O1, DRIVELMM_O1_JUDGE)
 """In the order help and listings show them."""
+BENCHMARK_SCORERS = (SURDS.scorer, DRIVELMM_O1.scorer)
+"""The two benchmarks' scorers (not the judge meta-evaluation's): their logs carry truncation and missing units."""
 
 _functions: dict[str, Callable[..., Any]] = {}
 TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Any])

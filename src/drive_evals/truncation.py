@@ -18,7 +18,8 @@ from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.suite import DRIVELMM_O1, SURDS
+from drive_evals.attempts import missing_warning
+from drive_evals.suite import BENCHMARK_SCORERS
 
 TRUNCATED_REASON = "truncated"
 """Score reason of a completion (SURDS: an invalid unit) cut by the output token limit."""
@@ -27,8 +28,6 @@ TRUNCATED_KEY = "truncated"
 TRUNCATED_RATE = "truncated_rate"
 WARN_ABOVE_RATE = 0.01
 """Warn at the end of a run when more than this share of its samples stopped at the token limit."""
-SCORERS = (SURDS.scorer, DRIVELMM_O1.scorer)
-"""Scorers whose `truncated_rate` the warning reads (other suites may name a metric the same)."""
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ def truncation_warning(log: EvalLog) -> str | None:
     if log.results is None:
         return None
     for score in log.results.scores:
-        if score.name not in SCORERS or TRUNCATED_RATE not in score.metrics:
+        if score.name not in BENCHMARK_SCORERS or TRUNCATED_RATE not in score.metrics:
             continue
         rate = score.metrics[TRUNCATED_RATE].value
         if rate <= WARN_ABOVE_RATE:
@@ -78,8 +77,6 @@ class TruncationWarning(Hooks):
     logs are left alone)."""
 
     async def on_run_end(self, data: RunEnd) -> None:
-        from drive_evals.attempts import missing_warning  # not at the top: attempts imports this module
-
         for log in data.logs:
             for message in (truncation_warning(log), missing_warning(log)):
                 if message is not None:
