@@ -1,0 +1,151 @@
+"""`drive-evals run --processes N`: shard processes over the fake server, one merged log, failure exit and resume.
+
+The slow tests run the command as a user does (a subprocess starting `inspect eval-set` subprocesses) against the
+fake OpenAI server in this process, and count at the server what each prompt cost.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeserver import FakeModelServer, FakeRequest, Policy
+from fakeserver.drive import drive_policy
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_runs import TIMEOUT_SECONDS, eval_in_process
+from test_shards import _metrics, _sample_scores
+
+from drive_evals.cli import main
+from drive_evals.drivelmm_o1.task import drivelmm_o1
+from drive_evals.merge import MERGED_FROM_KEY
+from drive_evals.run_processes import RunError, plan_shards, split_total
+
+MODEL = "openai-api/fake/model"
+JUDGE = "openai-api/fake/judge"
+POLICY = "mixed"
+"""Correct, wrong, malformed and chance replies, and judge replies that are not JSON: scores neither 0 nor 1."""
+PROCESSES = 2
+
+
+def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> None:
+    assert split_total(10, 4) == [3, 3, 2, 2] and split_total(2, 3) == [1, 1, 1]
+    options = ["--model", "m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
+    shards = plan_shards(3, tmp_path, options)
+    assert [shard.log_dir.name for shard in shards] == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
+    first: tuple[str, ...] = ("--model", "m", "-T", "data=demo", "--display", "plain")
+    first += ("--max-connections", "4", "--max-samples", "2", "--limit", "3")
+    assert shards[0].options == first  # each shard runs the first ceil(7 / 3) samples of its own part
+    assert [s.options[s.options.index("--max-connections") + 1] for s in shards] == ["4", "3", "3"]
+    assert [s.options[s.options.index("--max-samples") + 1] for s in shards] == ["2", "2", "1"]
+    assert plan_shards(2, tmp_path, ["--display=none"])[0].options == ("--display=none",)
+    command = shards[1].command("drive_evals/surds")
+    assert command[command.index("-T") + 1] == "shard=2/3"
+    assert command[command.index("--log-dir") + 1] == str(tmp_path / "shard-2-of-3")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["-T", "shard=1/2"], "sets the shards itself"),
+        (["-Tshard=1/2"], "sets the shards itself"),
+        (["--log-format", "json"], "--log-format: not allowed"),
+        (["--max-connections", "0"], "--max-connections 0: must be a positive"),
+        (["--limit", "10-20"], "--limit 10-20"),
+        (["--max-samples"], "--max-samples: needs a value"),
+    ],
+)
+def test_bad_options_are_refused_before_any_process_starts(
+    tmp_path: Path, options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(RunError, match=message):
+        plan_shards(2, tmp_path, options)
+    args = ["run", "drive_evals/surds", "--log-dir", str(tmp_path / "run"), "--processes", "2", *options]
+    assert main(args) == 2
+    assert message.split(":")[0] in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_other_commands_still_refuse_unknown_options() -> None:
+    with pytest.raises(SystemExit):
+        main(["describe", "surds", "--bogus"])
+
+
+class FailOnce:
+    """Answers by `policy`; while armed, refuses the first model (not judge) request asking `question` (HTTP 400)."""
+
+    def __init__(self, policy: Policy, question: str) -> None:
+        self.policy, self.question = policy, question
+        self.armed = True
+        self._lock = threading.Lock()
+
+    def __call__(self, request: FakeRequest) -> str:
+        asks = request.config.response_format is None and any(self.question in text for text in request.texts)
+        with self._lock:
+            fail, self.armed = self.armed and asks, self.armed and not asks
+        if fail:
+            raise RuntimeError("refused once, as a provider outage would")
+        return self.policy(request)
+
+
+def _drive_evals_run(task_args: list[str], log_dir: Path, server: FakeModelServer, tmp: Path) -> tuple[int, str]:
+    command = [sys.executable, "-m", "drive_evals.cli", "run", *task_args, "--processes", str(PROCESSES)]
+    command += ["--log-dir", str(log_dir), "--retry-attempts", "0", "--max-connections", "2", "--max-samples", "2"]
+    env = {**server.client_env(), "INSPECT_CACHE_DIR": str(tmp / "cache"), "XDG_DATA_HOME": str(tmp / "data")}
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, env={**os.environ, **env}, cwd=tmp
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def _answered(server: FakeModelServer) -> Counter[str]:
+    return Counter({key: counts.answered for key, counts in server.counts.items()})
+
+
+def _assert_same_run(merged: EvalLog, whole: EvalLog) -> None:
+    assert _sample_scores(merged) == _sample_scores(whole)
+    assert _metrics(merged) == pytest.approx(_metrics(whole), nan_ok=True)
+    assert merged.eval.metadata is not None and len(merged.eval.metadata[MERGED_FROM_KEY]) == PROCESSES
+
+
+@pytest.mark.slow  # runs the command, which starts `inspect eval-set` subprocesses
+def test_a_failed_shard_exits_non_zero_and_the_rerun_pays_for_nothing_twice(
+    fake_model_server: FakeModelServer, tmp_path: Path
+) -> None:
+    """DriveLMM-o1 with its judge: one shard fails mid-way; the same command again finishes it from its log."""
+    server = fake_model_server
+    server.policy = drive_policy(POLICY)
+    options: dict[str, Any] = {"task_args": {"data": "demo"}, "model": MODEL, "model_roles": {"grader": JUDGE}}
+    whole = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "whole", **options)
+    unsharded = _answered(server)
+
+    # The last sample of shard 2 (one sample at a time per shard: the shard's others finish first) fails once.
+    [*_, last] = drivelmm_o1(data="demo", judge=False, shard=f"{PROCESSES}/{PROCESSES}").dataset
+    assert isinstance(last.input, list)
+    server.policy = failing = FailOnce(drive_policy(POLICY), last.input[-1].text)
+    before = _answered(server)
+    task_args = ["drive_evals/drivelmm_o1", "--model", MODEL, "--model-role", f"grader={JUDGE}", "-T", "data=demo"]
+    log_dir = tmp_path / "run"
+    status, output = _drive_evals_run(task_args, log_dir, server, tmp_path)
+    assert status == 1, output
+    assert not failing.armed and "failed" in output and "run the same command again" in output
+    assert not (log_dir / "merged.eval").exists()
+    [failed] = [log for log in map(read_eval_log, map(str, log_dir.glob("shard-*/*.eval"))) if log.status == "error"]
+    assert failed.eval.metadata and failed.eval.metadata["shard"] == f"{PROCESSES}/{PROCESSES}"
+    assert len([s for s in failed.samples or [] if s.error is None]) > 1, "the failed shard's finished samples"
+
+    status, output = _drive_evals_run(task_args, log_dir, server, tmp_path)
+    assert status == 0, output
+    paid = _answered(server) - before
+    assert paid == unsharded, "every prompt answered as often as in the unsharded run: none paid twice"
+    _assert_same_run(read_eval_log(str(log_dir / "merged.eval")), whole)
+
+    again = _answered(server)
+    status, output = _drive_evals_run(task_args, log_dir, server, tmp_path)
+    assert status == 0 and "already finished" in output, output
+    assert _answered(server) == again, "a finished run costs nothing when run again"
