@@ -177,6 +177,11 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     parser.add_argument("--log-dir", required=True, metavar="DIR", help="the run's directory (one per run)")
     parser.add_argument("--out", metavar="MERGED.eval", help="the merged log (default: LOG_DIR/merged.eval)")
+    parser.add_argument(
+        "--merge-only",
+        action="store_true",
+        help="run nothing: merge shards run elsewhere into LOG_DIR (a Slurm job array: examples/slurm/)",
+    )
     parser.set_defaults(handler=_run, passes_options=True)
 
 
@@ -187,7 +192,8 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         out = Path(args.out) if args.out else None
-        return run_processes(args.task, args.processes, Path(args.log_dir), args.inspect_options, out)
+        log_dir, options = Path(args.log_dir), args.inspect_options
+        return run_processes(args.task, args.processes, log_dir, options, out, merge_only=args.merge_only)
     except RunError as error:
         print(f"drive-evals run: {error}", file=sys.stderr)
         return 2

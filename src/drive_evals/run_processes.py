@@ -226,13 +226,22 @@ def run_processes(
     options: Sequence[str],
     out: Path | None = None,
     stream: TextIO = sys.stdout,
+    merge_only: bool = False,
 ) -> int:
-    """Run (or resume) the shards, merge them; the exit status: 0 when merged, 1 when a shard failed."""
-    from drive_evals.merge import MergeError, merge_shards
+    """Run (or resume) the shards, merge them; the exit status: 0 when merged, 1 when a shard failed.
 
+    With `merge_only` nothing runs: the shards were run elsewhere (a Slurm job array, examples/slurm/) into the
+    same layout, and an unfinished one is named instead.
+    """
     shards = plan_shards(processes, log_dir, options)
     done = {shard.index: finished_log(shard) for shard in shards}
     pending = [shard for shard in shards if done[shard.index] is None]
+    if merge_only:
+        if pending:
+            names = ", ".join(str(shard.index) for shard in pending)
+            stream.write(f"{task}: shards {names} of {processes} have not finished in {log_dir}; run them first\n")
+            return 1
+        return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
     if len(pending) < len(shards):
         finished = ", ".join(str(i) for i, log in done.items() if log)
         stream.write(f"{task}: shards {finished} of {processes} already finished; not run again\n")
@@ -268,8 +277,13 @@ def run_processes(
             stream.write(_tail(console_path, FAILED_TAIL_LINES) + "\n")
         stream.write("run the same command again to resume: finished samples and shards are not run again\n")
         return 1
+    return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
+
+
+def _merge(shards: Sequence[ShardProcess], processes: int, target: Path, stream: TextIO) -> int:
+    from drive_evals.merge import MergeError, merge_shards
+
     logs = [finished_log(shard) for shard in shards]
-    target = out or log_dir / MERGED_NAME
     try:
         merged = merge_shards([log for log in logs if log], target)
     except MergeError as error:
