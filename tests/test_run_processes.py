@@ -149,3 +149,35 @@ def test_a_failed_shard_exits_non_zero_and_the_rerun_pays_for_nothing_twice(
     status, output = _drive_evals_run(task_args, log_dir, server, tmp_path)
     assert status == 0 and "already finished" in output, output
     assert _answered(server) == again, "a finished run costs nothing when run again"
+
+
+BATCH_MODEL = "openai/gpt-4o-mini"
+"""Inspect's `openai` provider, whose `--batch` goes through the fake server's Batch API."""
+FAST_BATCH = '{"size": 1000, "send_delay": 0.2, "tick": 0.05}'
+"""Send what has queued 0.2 s after the last send, poll every 0.05 s (Inspect's default tick is 15 s)."""
+
+
+@pytest.mark.slow  # runs the command, which starts `inspect eval-set` subprocesses
+def test_surds_with_batch_merges_to_the_direct_unsharded_run(
+    fake_model_server: FakeModelServer, tmp_path: Path
+) -> None:
+    server = fake_model_server
+    server.policy = drive_policy(POLICY)
+    task_args = {"data": "demo", "subsets": "depth,distance"}
+    whole = eval_in_process("drive_evals/surds", tmp_path / "whole", task_args=task_args, model=BATCH_MODEL)
+    direct = len(server.requests)
+    batch = tmp_path / "batch.json"
+    batch.write_text(FAST_BATCH)
+    args = ["drive_evals/surds", "--model", BATCH_MODEL, "-T", "data=demo", "-T", "subsets=depth,distance"]
+    status, output = _drive_evals_run([*args, "--batch", str(batch)], tmp_path / "run", server, tmp_path)
+    assert status == 0, output
+    assert len(server.requests) - direct == direct, "as many requests as the direct run"
+    assert server.batch_store.batches, "answered through batch jobs"
+    _assert_same_run(read_eval_log(str(tmp_path / "run" / "merged.eval")), whole)
+
+
+def test_merge_only_names_the_unfinished_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["run", "drive_evals/surds", "--processes", "3", "--log-dir", str(tmp_path), "--merge-only"]
+    assert main(args) == 1
+    assert "shards 1, 2, 3 of 3 have not finished" in capsys.readouterr().out
+    assert not (tmp_path / "merged.eval").exists()

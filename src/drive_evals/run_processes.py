@@ -225,7 +225,7 @@ def run_processes(
     log_dir: Path,
     options: Sequence[str],
     out: Path | None = None,
-    stream: TextIO = sys.stdout,
+    stream: TextIO | None = None,
     merge_only: bool = False,
 ) -> int:
     """Run (or resume) the shards, merge them; the exit status: 0 when merged, 1 when a shard failed.
@@ -233,6 +233,7 @@ def run_processes(
     With `merge_only` nothing runs: the shards were run elsewhere (a Slurm job array, examples/slurm/) into the
     same layout, and an unfinished one is named instead.
     """
+    stream = stream or sys.stdout  # looked up now, not at import: the caller may have redirected it
     shards = plan_shards(processes, log_dir, options)
     done = {shard.index: finished_log(shard) for shard in shards}
     pending = [shard for shard in shards if done[shard.index] is None]
