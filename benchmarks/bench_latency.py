@@ -6,7 +6,7 @@ the pace, below it the harness does. The floor over the serving span (first requ
 too: it leaves out start-up, which a full run amortises. Compared: drive_evals with Inspect's defaults, drive_evals
 with the flags recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets,
 `--eval-batch-size` = connections). `--task drivelmm_o1` runs DriveLMM-o1 with its judge on the same server
-(drive_evals only). Results go to docs/performance.md with the load average, since the machine may be shared.
+(drive_evals only). Results go to docs/performance-results.md with the load average, since the machine may be shared.
 """
 
 from __future__ import annotations

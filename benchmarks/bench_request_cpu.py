@@ -86,7 +86,7 @@ class Run:
 
 def control_workload() -> Workload:
     surds = surds_workload()
-    images = surds.data_root / "images"
+    images = surds.data_root
     task_args = [f"{CONTROL_TASK}@control", "--model", f"openai-api/fake/{MODEL}", "-T", f"images={images}"]
     return Workload("control", REQUESTS * 2, REQUESTS * 2, [*task_args, "-T", f"samples={REQUESTS * 2}"], {}, images)
 

@@ -32,7 +32,7 @@ def _images(directory: Path, count: int) -> list[Path]:
     return found[:count]
 
 
-@scorer(metrics=[mean(), stderr()])
+@scorer(metrics=[{"*": [mean(), stderr()]}])  # each key of the dict value gets both
 def reads_completion(keys: int, metadata_kb: int) -> Scorer:
     """1 for every key when the completion is not empty: the cheapest scorer that looks at the answer."""
     padding = "x" * (metadata_kb * KB)
@@ -40,7 +40,7 @@ def reads_completion(keys: int, metadata_kb: int) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         value = float(bool(state.output.completion))
         values = {f"key{i}": value for i in range(keys)}
-        return Score(value=values if keys > 1 else value, metadata={"padding": padding} if padding else None)
+        return Score(value=values, metadata={"padding": padding} if padding else None)
 
     return score
 
