@@ -4,9 +4,10 @@ A harness that adds nothing finishes N requests over C connections in N x L / C 
 the floor divided by the wall time. It tells whether the harness keeps a fast server busy: at 1.0 the server sets
 the pace, below it the harness does. The floor over the serving span (first request to last answer) is reported
 too: it leaves out start-up, which a full run amortises. Compared: drive_evals with Inspect's defaults, drive_evals
-with the flags recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets,
-`--eval-batch-size` = connections). `--task drivelmm_o1` runs DriveLMM-o1 with its judge on the same server
-(drive_evals only). Results go to docs/performance-results.md with the load average, since the machine may be shared.
+with the flags recommended for fast servers, `drive-evals run --processes N` with those flags (`--harness run`),
+and evalscope 1.14.1 (same server, same SURDS subsets, `--eval-batch-size` = connections). `--task drivelmm_o1`
+runs DriveLMM-o1 with its judge on the same server (drive_evals only). Results go to docs/performance-results.md
+with the load average, since the machine may be shared.
 """
 
 from __future__ import annotations
