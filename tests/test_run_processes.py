@@ -181,3 +181,13 @@ def test_merge_only_names_the_unfinished_shards(tmp_path: Path, capsys: pytest.C
     assert main(args) == 1
     assert "shards 1, 2, 3 of 3 have not finished" in capsys.readouterr().out
     assert not (tmp_path / "merged.eval").exists()
+
+
+def test_processes_default_to_the_cores_this_process_may_use() -> None:
+    from drive_evals.cli import build_parser
+    from drive_evals.run_processes import default_processes
+
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert default_processes() == allowed
+    args, _ = build_parser().parse_known_args(["run", "drive_evals/surds", "--log-dir", "x", "--model", "m"])
+    assert args.processes == allowed
