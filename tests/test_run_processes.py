@@ -191,3 +191,68 @@ def test_processes_default_to_the_cores_this_process_may_use() -> None:
     assert default_processes() == allowed
     args, _ = build_parser().parse_known_args(["run", "drive_evals/surds", "--log-dir", "x", "--model", "m"])
     assert args.processes == allowed
+
+
+class Gate:
+    """Answers `open_for` requests by `policy`, then holds every further one until released, then refuses it."""
+
+    def __init__(self, policy: Policy, open_for: int) -> None:
+        self.policy, self.open_for = policy, open_for
+        self.passed = self.held = 0
+        self.released = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, request: FakeRequest) -> str:
+        with self._lock:
+            hold = not self.released.is_set() and self.passed >= self.open_for
+            self.held += hold
+            self.passed += not hold
+        if hold:
+            self.released.wait(TIMEOUT_SECONDS)
+            raise ConnectionAbortedError("held until the run was killed")
+        return self.policy(request)
+
+
+KILL_AFTER = 8
+"""Requests answered before the gate holds the rest: a few samples of each shard are finished and logged."""
+
+
+@pytest.mark.slow  # kills and reruns the command's process tree
+def test_a_killed_run_resumes_paying_only_for_what_was_in_flight(
+    fake_model_server: FakeModelServer, tmp_path: Path
+) -> None:
+    """SIGKILL to the command and its shard processes mid-run; the same command again finishes and merges.
+
+    It took 10 minutes on the loaded 2-core machine (the failure test: 3), most of it in the re-run, not yet
+    explained: perhaps Inspect waiting before it recovers a log whose process may still be alive.
+    """
+    from waiting import wait_for
+
+    server = fake_model_server
+    server.policy = drive_policy(POLICY)
+    task_args = {"data": "demo", "judge": False}
+    whole = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "whole", task_args=task_args, model=MODEL)
+    unsharded = _answered(server)
+
+    server.policy = gate = Gate(drive_policy(POLICY), KILL_AFTER)
+    before = _answered(server)
+    args = ["drive_evals/drivelmm_o1", "--model", MODEL, "-T", "data=demo", "-T", "judge=false", "--log-buffer", "1"]
+    command = [sys.executable, "-m", "drive_evals.cli", "run", *args, "--processes", str(PROCESSES)]
+    command += ["--log-dir", str(tmp_path / "run"), "--max-connections", "2", "--max-samples", "2"]
+    env = {**os.environ, **server.client_env(), "XDG_DATA_HOME": str(tmp_path / "data")}
+    process = subprocess.Popen(command, env=env, cwd=tmp_path, start_new_session=True, stdout=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: gate.held >= PROCESSES, TIMEOUT_SECONDS, "both shards to stall", poll=0.5)
+    finally:
+        os.killpg(process.pid, 9)  # the command and its shard processes, as a lost node would
+        process.wait()
+    gate.released.set()
+    assert not (tmp_path / "run" / "merged.eval").exists()
+
+    status, output = _drive_evals_run(args, tmp_path / "run", server, tmp_path)
+    assert status == 0, output
+    paid = _answered(server) - before
+    assert all(paid[key] >= count for key, count in unsharded.items()), "every prompt answered"
+    # only a sample answered but not yet logged when the process died can be paid twice: one per shard at most
+    assert sum((paid - unsharded).values()) <= PROCESSES
+    _assert_same_run(read_eval_log(str(tmp_path / "run" / "merged.eval")), whole)
