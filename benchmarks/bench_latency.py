@@ -4,9 +4,10 @@ A harness that adds nothing finishes N requests over C connections in N x L / C 
 the floor divided by the wall time. It tells whether the harness keeps a fast server busy: at 1.0 the server sets
 the pace, below it the harness does. The floor over the serving span (first request to last answer) is reported
 too: it leaves out start-up, which a full run amortises. Compared: drive_evals with Inspect's defaults, drive_evals
-with the flags recommended for fast servers, and evalscope 1.14.1 (same server, same SURDS subsets,
-`--eval-batch-size` = connections). `--task drivelmm_o1` runs DriveLMM-o1 with its judge on the same server
-(drive_evals only). Results go to docs/performance.md with the load average, since the machine may be shared.
+with the flags recommended for fast servers, `drive-evals run --processes N` with those flags (`--harness run`),
+and evalscope 1.14.1 (same server, same SURDS subsets, `--eval-batch-size` = connections). `--task drivelmm_o1`
+runs DriveLMM-o1 with its judge on the same server (drive_evals only). Results go to docs/performance-results.md
+with the load average, since the machine may be shared.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ MAX_REQUESTS = 1500
 """...and at most about this many requests: where the harness, not the server, sets the pace (low L, many
 connections), more requests only lengthen the run. `--max-requests 0` runs every unit in every cell."""
 RECOMMENDED = ("--no-log-realtime", "--no-log-images")
-HARNESSES = ("defaults", "recommended", "evalscope")
+HARNESSES = ("defaults", "recommended", "run", "evalscope")
+"""`run`: `drive-evals run --processes N` (N from `--shards`, else every core) with the recommended flags."""
 JUDGE_ROLE = "grader=openai-api/fake/bench-judge"
 """DriveLMM-o1's judge on the same fixed-latency server as the model."""
 
@@ -166,11 +168,30 @@ def in_parallel(commands: list[list[str]]) -> list[str]:
     return ["sh", "-c", starts + 'status=0; for pid in $pids; do wait "$pid" || status=1; done; exit $status']
 
 
+def run_command(
+    workload: Workload, work: Path, connections: int, extra: list[str], processes: int, units: int
+) -> list[str]:
+    """`drive-evals run`: `processes` shard processes, the connections and `--limit` split between them."""
+    command = [sys.executable, "-m", "drive_evals.cli", "run", *workload.task_args, "--processes", str(processes)]
+    command += ["--log-dir", str(work / "logs"), "--limit", str(units), "--max-connections", str(connections)]
+    return [*command, "--display", "plain", *extra]
+
+
 def run_drive_evals(
-    server: LatencyServer, workload: Workload, work: Path, connections: int, extra: list[str], shards: int, units: int
+    server: LatencyServer,
+    workload: Workload,
+    work: Path,
+    connections: int,
+    extra: list[str],
+    shards: int,
+    units: int,
+    one_command: bool = False,
 ) -> Cell:
-    """One process, or `shards` processes (`-T shard=i/n`, each `units / shards`) sharing the connections."""
-    if shards == 1:
+    """One process, or `shards` processes (`-T shard=i/n`, each `units / shards`) sharing the connections: by the
+    shell recipe, or with `one_command` by `drive-evals run`."""
+    if one_command:
+        command = run_command(workload, work, connections, extra, shards, units)
+    elif shards == 1:
         command = inspect_command(workload, work, connections, extra, None, units)
     else:
         each, limit = connections // shards, math.ceil(units / shards)
@@ -202,7 +223,7 @@ def run_evalscope(server: LatencyServer, root: Path, work: Path, connections: in
 
 
 def inspect_options(harness: str, extra: list[str]) -> list[str]:
-    return [*(RECOMMENDED if harness == "recommended" else ()), *extra]
+    return [*(RECOMMENDED if harness in ("recommended", "run") else ()), *extra]
 
 
 def run_cell(
@@ -218,20 +239,36 @@ def run_cell(
     with LatencyServer(latency) as server:
         if harness == "evalscope":
             return run_evalscope(server, workload.data_root, work, connections, units)
-        return run_drive_evals(server, workload, work, connections, inspect_options(harness, extra), shards, units)
+        options = inspect_options(harness, extra)
+        return run_drive_evals(server, workload, work, connections, options, shards, units, harness == "run")
 
 
 def harness_name(harness: str, extra: list[str], shards: int) -> str:
     if harness == "evalscope":
         return "evalscope 1.14.1"
     options = inspect_options(harness, extra)
+    if harness == "run":
+        return f"`drive-evals run --processes {shards}`, `{' '.join(options)}`"
     name = f"drive_evals, `{' '.join(options)}`" if options else "drive_evals, Inspect defaults"
     return name + (f", {shards} shards in parallel (connections shared)" if shards > 1 else "")
 
 
-def runs(harnesses: list[str], shard_counts: list[int]) -> list[tuple[str, int]]:
-    """(harness, processes) to measure: evalscope once, each drive_evals harness at each shard count."""
-    return [(h, n) for h in harnesses for n in ([1] if h == "evalscope" else shard_counts)]
+def runs(harnesses: list[str], shard_counts: list[int] | None) -> list[tuple[str, int]]:
+    """(harness, processes) to measure: evalscope once, each drive_evals harness at each shard count (by default
+    one process, and every core for `drive-evals run`)."""
+
+    def counts(harness: str) -> list[int]:
+        if harness == "evalscope":
+            return [1]
+        return shard_counts or [run_processes_default() if harness == "run" else 1]
+
+    return [(h, n) for h in harnesses for n in counts(h)]
+
+
+def run_processes_default() -> int:
+    from drive_evals.run_processes import default_processes
+
+    return default_processes()
 
 
 def main() -> None:
@@ -243,7 +280,10 @@ def main() -> None:
         "--inspect-option", action="append", default=[], metavar="OPTION", help="extra `inspect eval` option (repeat)"
     )
     parser.add_argument(
-        "--shards", type=int, nargs="+", default=[1], help="drive_evals processes run in parallel (-T shard=i/n)"
+        "--shards",
+        type=int,
+        nargs="+",
+        help="drive_evals processes run in parallel (-T shard=i/n; default 1, and every core for `--harness run`)",
     )
     parser.add_argument(
         "--max-requests", type=int, default=MAX_REQUESTS, help="requests per cell at most (0: every unit)"

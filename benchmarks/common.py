@@ -1,4 +1,4 @@
-"""What every benchmark shares: the machine and versions, measured subprocesses, tables in docs/performance.md."""
+"""Shared by every benchmark: machine and versions, measured subprocesses, the tables in docs/performance-results.md."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ import psutil
 from fullsize_data import bench_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PERFORMANCE_DOC = REPO_ROOT / "docs" / "performance.md"
+RESULTS_DOC = REPO_ROOT / "docs" / "performance-results.md"
+"""Every benchmark appends its section here; docs/performance.md states the current numbers from it."""
 EVALSCOPE_VERSION = "1.14.1"
 EVALSCOPE_VENV_ENV = "DRIVE_EVALS_EVALSCOPE_VENV"
 INSPECT_CACHE_ENV = "INSPECT_CACHE_DIR"
@@ -187,14 +188,14 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def report(title: str, command: str, body: str, notes: Sequence[str] = ()) -> str:
-    """Print a section and append it to docs/performance.md, with the machine, versions and the command."""
+    """Print a section and append it to docs/performance-results.md, with the machine, versions and the command."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"### {title} ({stamp})", "", *environment_lines(), f"- command: `{command}`", "", body]
     if notes:
         parts.extend(["", *notes])
     section = "\n".join(parts) + "\n"
     print("\n" + section)
-    PERFORMANCE_DOC.parent.mkdir(parents=True, exist_ok=True)
-    with PERFORMANCE_DOC.open("a", encoding="utf-8") as handle:
+    RESULTS_DOC.parent.mkdir(parents=True, exist_ok=True)
+    with RESULTS_DOC.open("a", encoding="utf-8") as handle:
         handle.write("\n" + section)
     return section

@@ -1,4 +1,4 @@
-"""Run every benchmark in turn; each prints its table and appends it to docs/performance.md.
+"""Run every benchmark in turn; each prints its table and appends it to docs/performance-results.md.
 
 From a fresh clone: `pip install -e '.[dev]'`, then `python benchmarks/run_all.py`. The first run generates the
 full-size data (about 10 minutes on 2 cores) and installs evalscope into its own virtual environment; later runs

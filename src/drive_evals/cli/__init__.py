@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_describe_command(subparsers)
     add_estimate_command(subparsers)
     add_merge_shards_command(subparsers)
+    add_run_command(subparsers)
     return parser
 
 
@@ -159,8 +160,56 @@ def _merge_shards(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from drive_evals.run_processes import default_processes
+
+    parser = subparsers.add_parser(
+        "run",
+        allow_abbrev=False,  # every option it does not know goes to `inspect eval-set`, however it is spelled
+        help="run a task as N shard processes over all cores, merged into one log (run again to resume)",
+        description="Start N `inspect eval-set` processes, shard i of N each, with --max-connections and "
+        "--max-samples split between them; when all have finished, write one merged log (the same metrics as an "
+        "unsharded run). Any other option goes to `inspect eval-set` unchanged. Run the same command again after "
+        "a failure or a kill: finished shards are skipped and a failed shard re-runs only its missing samples.",
+    )
+    parser.add_argument("task", metavar="TASK", help="e.g. drive_evals/surds or drive_evals/drivelmm_o1")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=default_processes(),
+        metavar="N",
+        help=f"shard processes (default: the cores this machine lets it use, {default_processes()})",
+    )
+    parser.add_argument("--log-dir", required=True, metavar="DIR", help="the run's directory (one per run)")
+    parser.add_argument("--out", metavar="MERGED.eval", help="the merged log (default: LOG_DIR/merged.eval)")
+    parser.add_argument(
+        "--merge-only",
+        action="store_true",
+        help="run nothing: merge shards run elsewhere into LOG_DIR (a Slurm job array: examples/slurm/)",
+    )
+    parser.set_defaults(handler=_run, passes_options=True)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from drive_evals.run_processes import RunError, run_processes
+
+    try:
+        out = Path(args.out) if args.out else None
+        log_dir, options = Path(args.log_dir), args.inspect_options
+        return run_processes(args.task, args.processes, log_dir, options, out, merge_only=args.merge_only)
+    except RunError as error:
+        print(f"drive-evals run: {error}", file=sys.stderr)
+        return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "passes_options", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.inspect_options = unknown
     return int(args.handler(args))
 
 

@@ -1,0 +1,294 @@
+"""`drive-evals run`: one run over every core, as N shard processes that share the connections, joined into one log.
+
+One Python process drives about 30 requests a second of this work (docs/performance.md): past that, the harness
+and not the model sets the pace. This command starts N `inspect eval-set` processes, shard i of N each
+(`-T shard=i/N`, drive_evals/shard.py), with the `--max-connections` (and `--max-samples`) total split between
+them, shows one progress line for all of them, and once every shard has finished writes one merged log
+(drive_evals/merge.py): the same samples and metrics as an unsharded run.
+
+Each shard has a log directory of its own (`LOG_DIR/shard-i-of-N`), which is what makes resume free: run the same
+command again and `inspect eval-set` skips the shards that finished, and re-runs a failed or killed shard from its
+log, copying every sample the log holds, so only the missing samples are sent again.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from inspect_ai.log import list_eval_logs, read_eval_log
+
+from drive_evals.errors import DriveEvalsError
+from drive_evals.shard import SHARD_KEY
+
+SPLIT_OPTIONS = ("--max-connections", "--max-samples")
+"""Totals over the whole run, split between the shard processes."""
+OWN_OPTIONS = {"--log-format": "merging reads and writes .eval logs"}
+"""`inspect eval-set` options this command sets itself, and why a user may not pass them."""
+MERGED_NAME = "merged.eval"
+CONSOLE_NAME = "console.txt"
+"""Each shard process's terminal output, kept in its directory."""
+CONSOLE_ENV = {"COLUMNS": "160"}
+"""The shard processes write to a file, which Inspect's display would otherwise wrap at 80 columns."""
+CHILD_DISPLAY = ("--display", "plain")
+"""Unless `--display` is given: the shard processes write to files, and `--display none` would hide their errors."""
+PROGRESS_SECONDS = 2.0
+"""How often the progress line is refreshed on a terminal."""
+PLAIN_PROGRESS_SECONDS = 30.0
+"""...and how often a progress line is printed when the output is not a terminal (a log file, a CI job)."""
+FAILED_TAIL_LINES = 15
+"""Lines of a failed shard's console output shown under its name."""
+STOP_SECONDS = 30.0
+"""After Ctrl-C, how long the shard processes get to write their logs before they are killed."""
+
+
+class RunError(DriveEvalsError, ValueError):
+    """A bad `drive-evals run` command line; the message names the option."""
+
+
+@dataclass(frozen=True)
+class ShardProcess:
+    """Shard `index` of `count`: its directory and its own `inspect eval-set` options."""
+
+    index: int
+    count: int
+    log_dir: Path
+    options: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return f"shard {self.index}/{self.count}"
+
+    def command(self, task: str) -> list[str]:
+        shard = ["-T", f"{SHARD_KEY}={self.index}/{self.count}", "--log-dir", str(self.log_dir)]
+        return [sys.executable, "-m", "inspect_ai", "eval-set", task, *shard, "--log-format", "eval", *self.options]
+
+
+def default_processes() -> int:
+    """The cores this process may run on (a Slurm or container CPU limit included)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def split_total(total: int, count: int) -> list[int]:
+    """`total` shared as evenly as possible by `count` processes, none below 1 (`10, 4 -> [3, 3, 2, 2]`)."""
+    base, extra = divmod(total, count)
+    return [max(1, base + (index < extra)) for index in range(count)]
+
+
+def _option_value(options: list[str], index: int) -> tuple[str, str, int]:
+    """The option at `index` (`--name value` or `--name=value`): its name, value and the index after it."""
+    option = options[index]
+    if "=" in option:
+        name, _, value = option.partition("=")
+        return name, value, index + 1
+    if index + 1 >= len(options):
+        raise RunError(f"{option}: needs a value")
+    return option, options[index + 1], index + 2
+
+
+def plan_shards(processes: int, log_dir: Path, options: Sequence[str]) -> list[ShardProcess]:
+    """The shard processes of a run: each gets its share of the split totals and `--limit`, the rest unchanged."""
+    if processes < 1:
+        raise RunError(f"--processes {processes}: must be at least 1")
+    shared: list[str] = []
+    totals: dict[str, int] = {}
+    opts = list(options)
+    index = 0
+    while index < len(opts):
+        option = opts[index]
+        name = option.partition("=")[0]
+        if name in OWN_OPTIONS:
+            raise RunError(f"{name}: not allowed here ({OWN_OPTIONS[name]})")
+        if option.startswith("-T"):  # `-T name=value` or `-Tname=value`
+            value = _option_value(opts, index)[1] if option == "-T" else option[2:]
+            if value.partition("=")[0].strip() == SHARD_KEY:
+                raise RunError(f"-T {value}: this command sets the shards itself (use --processes)")
+        if name in (*SPLIT_OPTIONS, "--limit"):
+            name, value, index = _option_value(opts, index)
+            if not value.isdigit() or int(value) < 1:
+                raise RunError(f"{name} {value}: must be a positive whole number here")
+            totals[name] = int(value)
+            continue
+        shared.append(option)
+        index += 1
+    if not any(option.partition("=")[0] == "--display" for option in shared):
+        shared.extend(CHILD_DISPLAY)
+    shares = {name: split_total(total, processes) for name, total in totals.items() if name in SPLIT_OPTIONS}
+    if "--limit" in totals:  # the first ceil(limit / N) samples of each shard, not the dataset's first `limit`
+        shares["--limit"] = [math.ceil(totals["--limit"] / processes)] * processes
+    return [
+        ShardProcess(
+            index=i + 1,
+            count=processes,
+            log_dir=log_dir / f"shard-{i + 1}-of-{processes}",
+            options=(*shared, *(part for name, values in shares.items() for part in (name, str(values[i])))),
+        )
+        for i in range(processes)
+    ]
+
+
+def finished_log(shard: ShardProcess) -> str | None:
+    """The shard's successful log, if it has one (its directory holds one task's logs, retries included)."""
+    if not shard.log_dir.is_dir():
+        return None
+    for info in list_eval_logs(str(shard.log_dir), recursive=False):
+        log = read_eval_log(info, header_only=True)
+        if log.status == "success":
+            return log.location
+    return None
+
+
+def logged_samples(shard: ShardProcess) -> int:
+    """Samples already written to the shard's logs (read from the .eval zip's directory; 0 while unreadable).
+
+    A retried shard's new log starts with the samples it copied from the failed one, so the newest log counts.
+    """
+    logs = sorted(shard.log_dir.glob("*.eval"), key=lambda path: path.stat().st_mtime) if shard.log_dir.is_dir() else []
+    if not logs:
+        return 0
+    try:
+        with zipfile.ZipFile(logs[-1]) as archive:
+            return sum(name.startswith("samples/") for name in archive.namelist())
+    except (OSError, zipfile.BadZipFile):  # being written at this moment: the next refresh reads it
+        return 0
+
+
+class Progress:
+    """One line for all shards: samples logged (in steps of Inspect's log buffer), running and finished shards."""
+
+    def __init__(self, task: str, shards: Sequence[ShardProcess], stream: TextIO) -> None:
+        self.task, self.shards, self.stream = task, shards, stream
+        self.live = stream.isatty()
+        self.started = time.monotonic()
+        self.last_printed = 0.0
+
+    def line(self, running: int) -> str:
+        counts = [logged_samples(shard) for shard in self.shards]
+        elapsed = time.monotonic() - self.started
+        shards = " ".join(f"{count}" for count in counts)
+        return (
+            f"{self.task}: {sum(counts)} samples logged (per shard: {shards}), "
+            f"{running} of {len(self.shards)} shard processes running, {elapsed:.0f} s"
+        )
+
+    def update(self, running: int, final: bool = False) -> None:
+        now = time.monotonic()
+        if not final and now - self.last_printed < (PROGRESS_SECONDS if self.live else PLAIN_PROGRESS_SECONDS):
+            return
+        self.last_printed = now
+        text = self.line(running)
+        if self.live:
+            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _tail(path: Path, lines: int) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join("    " + line for line in text.rstrip().splitlines()[-lines:])
+
+
+def _stop(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+    """Ask every shard process to stop as Ctrl-C would (so each writes its log), then kill what lingers."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + STOP_SECONDS
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def run_processes(
+    task: str,
+    processes: int,
+    log_dir: Path,
+    options: Sequence[str],
+    out: Path | None = None,
+    stream: TextIO | None = None,
+    merge_only: bool = False,
+) -> int:
+    """Run (or resume) the shards, merge them; the exit status: 0 when merged, 1 when a shard failed.
+
+    With `merge_only` nothing runs: the shards were run elsewhere (a Slurm job array, examples/slurm/) into the
+    same layout, and an unfinished one is named instead.
+    """
+    stream = stream or sys.stdout  # looked up now, not at import: the caller may have redirected it
+    shards = plan_shards(processes, log_dir, options)
+    done = {shard.index: finished_log(shard) for shard in shards}
+    pending = [shard for shard in shards if done[shard.index] is None]
+    if merge_only:
+        if pending:
+            names = ", ".join(str(shard.index) for shard in pending)
+            stream.write(f"{task}: shards {names} of {processes} have not finished in {log_dir}; run them first\n")
+            return 1
+        return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
+    if len(pending) < len(shards):
+        finished = ", ".join(str(i) for i, log in done.items() if log)
+        stream.write(f"{task}: shards {finished} of {processes} already finished; not run again\n")
+    children: dict[int, subprocess.Popen[bytes]] = {}
+    consoles: list[TextIO] = []
+    progress = Progress(task, shards, stream)
+    try:
+        for shard in pending:
+            shard.log_dir.mkdir(parents=True, exist_ok=True)
+            console: TextIO = (shard.log_dir / CONSOLE_NAME).open("a", encoding="utf-8")
+            consoles.append(console)
+            console.write(f"$ {shlex.join(shard.command(task))}\n")
+            console.flush()
+            children[shard.index] = subprocess.Popen(
+                shard.command(task), stdout=console, stderr=subprocess.STDOUT, env={**os.environ, **CONSOLE_ENV}
+            )
+        while any(child.poll() is None for child in children.values()):
+            progress.update(sum(child.poll() is None for child in children.values()))
+            time.sleep(min(PROGRESS_SECONDS, 0.5))
+        progress.update(0, final=True)
+    except KeyboardInterrupt:
+        _stop(list(children.values()))
+        stream.write(f"\ninterrupted: run the same command again to resume (logs in {log_dir})\n")
+        return 130
+    finally:
+        for console in consoles:
+            console.close()
+    failed = [shard for shard in pending if children[shard.index].returncode != 0 or finished_log(shard) is None]
+    if failed:
+        for shard in failed:
+            console_path, status = shard.log_dir / CONSOLE_NAME, children[shard.index].returncode
+            stream.write(f"{shard.name} failed (exit {status}); the end of its output, {console_path}:\n")
+            stream.write(_tail(console_path, FAILED_TAIL_LINES) + "\n")
+        stream.write("run the same command again to resume: finished samples and shards are not run again\n")
+        return 1
+    return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
+
+
+def _merge(shards: Sequence[ShardProcess], processes: int, target: Path, stream: TextIO) -> int:
+    from drive_evals.merge import MergeError, merge_shards
+
+    logs = [finished_log(shard) for shard in shards]
+    try:
+        merged = merge_shards([log for log in logs if log], target)
+    except MergeError as error:
+        stream.write(f"drive-evals run: {error}\n")
+        return 1
+    stream.write(f"wrote {target}: {len(merged.samples or [])} samples from {processes} shards\n")
+    return 0
