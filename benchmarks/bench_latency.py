@@ -266,7 +266,7 @@ def runs(harnesses: list[str], shard_counts: list[int] | None) -> list[tuple[str
 
 
 def run_processes_default() -> int:
-    from drive_evals.run_processes import default_processes
+    from drive_evals.cli.run_processes import default_processes
 
     return default_processes()
 

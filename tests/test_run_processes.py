@@ -22,9 +22,9 @@ from inspect_runs import TIMEOUT_SECONDS, eval_in_process
 from test_shards import _metrics, _sample_scores
 
 from drive_evals.cli import main
+from drive_evals.cli.merge import MERGED_FROM_KEY
+from drive_evals.cli.run_processes import RunError, plan_shards, split_total
 from drive_evals.drivelmm_o1.task import drivelmm_o1
-from drive_evals.merge import MERGED_FROM_KEY
-from drive_evals.run_processes import RunError, plan_shards, split_total
 
 MODEL = "openai-api/fake/model"
 JUDGE = "openai-api/fake/judge"
@@ -185,7 +185,7 @@ def test_merge_only_names_the_unfinished_shards(tmp_path: Path, capsys: pytest.C
 
 def test_processes_default_to_the_cores_this_process_may_use() -> None:
     from drive_evals.cli import build_parser
-    from drive_evals.run_processes import default_processes
+    from drive_evals.cli.run_processes import default_processes
 
     allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert default_processes() == allowed

@@ -161,7 +161,7 @@ def _merge_shards(args: argparse.Namespace) -> int:
 
 
 def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from drive_evals.run_processes import default_processes
+    from drive_evals.cli.run_processes import default_processes
 
     parser = subparsers.add_parser(
         "run",
@@ -193,7 +193,7 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from drive_evals.run_processes import RunError, run_processes
+    from drive_evals.cli.run_processes import RunError, run_processes
 
     try:
         out = Path(args.out) if args.out else None

@@ -282,7 +282,7 @@ def run_processes(
 
 
 def _merge(shards: Sequence[ShardProcess], processes: int, target: Path, stream: TextIO) -> int:
-    from drive_evals.merge import MergeError, merge_shards
+    from drive_evals.cli.merge import MergeError, merge_shards
 
     logs = [finished_log(shard) for shard in shards]
     try:
