@@ -11,7 +11,11 @@ import pytest
 
 import drive_evals
 
-MODULES = sorted(info.name for info in pkgutil.walk_packages(drive_evals.__path__, prefix="drive_evals."))
+MODULES = sorted(
+    info.name
+    for info in pkgutil.walk_packages(drive_evals.__path__, prefix="drive_evals.")
+    if not info.name.endswith(".__main__")  # a script: importing it runs the command (tested below)
+)
 
 
 def test_the_walk_finds_both_benchmarks_modules() -> None:
@@ -39,3 +43,11 @@ def test_tasks_are_exported_by_their_subpackages() -> None:
 
     names = [f.__name__ for f in (surds, drivelmm_o1, drivelmm_o1_judge)]
     assert names == ["surds", "drivelmm_o1", "drivelmm_o1_judge"]
+
+
+def test_the_command_runs_as_a_module() -> None:
+    """`python -m drive_evals.cli` is how tests and benchmarks start `drive-evals` without its console script."""
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-m", "drive_evals.cli", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "usage: drive-evals" in result.stdout, result.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakeserver import FakeModelServer, FakeRequest, Policy
+from fakeserver import FakeModelServer, FakeRequest, Gate, Policy
 from fakeserver.drive import drive_policy
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_runs import TIMEOUT_SECONDS, eval_in_process
@@ -193,26 +193,6 @@ def test_processes_default_to_the_cores_this_process_may_use() -> None:
     assert args.processes == allowed
 
 
-class Gate:
-    """Answers `open_for` requests by `policy`, then holds every further one until released, then refuses it."""
-
-    def __init__(self, policy: Policy, open_for: int) -> None:
-        self.policy, self.open_for = policy, open_for
-        self.passed = self.held = 0
-        self.released = threading.Event()
-        self._lock = threading.Lock()
-
-    def __call__(self, request: FakeRequest) -> str:
-        with self._lock:
-            hold = not self.released.is_set() and self.passed >= self.open_for
-            self.held += hold
-            self.passed += not hold
-        if hold:
-            self.released.wait(TIMEOUT_SECONDS)
-            raise ConnectionAbortedError("held until the run was killed")
-        return self.policy(request)
-
-
 KILL_AFTER = 8
 """Requests answered before the gate holds the rest: a few samples of each shard are finished and logged."""
 
@@ -234,7 +214,7 @@ def test_a_killed_run_resumes_paying_only_for_what_was_in_flight(
     whole = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "whole", task_args=task_args, model=MODEL)
     unsharded = _answered(server)
 
-    server.policy = gate = Gate(drive_policy(POLICY), KILL_AFTER)
+    server.policy = gate = Gate(drive_policy(POLICY), KILL_AFTER, TIMEOUT_SECONDS)
     before = _answered(server)
     args = ["drive_evals/drivelmm_o1", "--model", MODEL, "-T", "data=demo", "-T", "judge=false", "--log-buffer", "1"]
     command = [sys.executable, "-m", "drive_evals.cli", "run", *args, "--processes", str(PROCESSES)]

@@ -28,7 +28,7 @@ What Inspect 0.3.285 sends (read from its providers, confirmed by the self-tests
 """
 
 from .faults import Fault, FaultPlan, InjectedFault
-from .policies import Policy, Reply, ThinkingPolicy, echo, fixed_text
+from .policies import Gate, Policy, Reply, ThinkingPolicy, echo, fixed_text
 from .records import DecodedImage, FakeRequest, RequestConfig, prompt_key
 from .server import OPENAI_API_SERVICE, TEST_API_KEY, FakeModelServer, PromptCounts, Rejection
 
@@ -40,6 +40,7 @@ __all__ = [
     "FakeRequest",
     "Fault",
     "FaultPlan",
+    "Gate",
     "InjectedFault",
     "Policy",
     "PromptCounts",

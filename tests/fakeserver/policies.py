@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,3 +42,27 @@ def fixed_text(text: str) -> Policy:
 def echo(request: FakeRequest) -> str:
     """Answer with the last user message's text parts, one a line, so a test can see what was sent."""
     return "\n".join(request.texts)
+
+
+class Gate:
+    """Answers `open_for` requests by `policy`, then holds every further one until `released` is set (at most
+    `hold_limit` seconds), then refuses it: a run stalls in a known state, mid-way, for a test to kill it there.
+
+    Released after the kill, held requests fail (their client is gone) and later ones are answered by `policy`.
+    """
+
+    def __init__(self, policy: Policy, open_for: int, hold_limit: float) -> None:
+        self.policy, self.open_for, self.hold_limit = policy, open_for, hold_limit
+        self.passed = self.held = 0
+        self.released = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, request: FakeRequest) -> str:
+        with self._lock:
+            hold = not self.released.is_set() and self.passed >= self.open_for
+            self.held += hold
+            self.passed += not hold
+        if hold:
+            self.released.wait(self.hold_limit)
+            raise ConnectionAbortedError("held until the client was killed")
+        return self.policy(request)

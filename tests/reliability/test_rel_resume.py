@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from fakeserver import FakeModelServer, FakeRequest, Policy
+from fakeserver import FakeModelServer, Gate
 from fakeserver.drive import drive_policy, surds_request_keys
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_runs import RUNNER
@@ -46,35 +45,10 @@ STALL_TIMEOUT_SECONDS = 600
 """Only a bound for a run that never stalls as planned (it does within a minute on a loaded 2-core machine)."""
 
 
-class Gate:
-    """Answers `open_for` requests, then holds every further one: the run stalls in a known state, mid-way.
-
-    Released after the kill, held requests fail (their client is gone) and later ones are answered normally.
-    """
-
-    def __init__(self, policy: Policy, open_for: int) -> None:
-        self.policy = policy
-        self.open_for = open_for
-        self.passed = 0
-        self.held = 0
-        self.released = threading.Event()
-        self._lock = threading.Lock()
-
-    def __call__(self, request: FakeRequest) -> str:
-        with self._lock:
-            hold = not self.released.is_set() and self.passed >= self.open_for
-            self.held += hold
-            self.passed += not hold
-        if hold:
-            self.released.wait(HOLD_LIMIT_SECONDS)
-            raise ConnectionAbortedError("held until the client was killed")
-        return self.policy(request)
-
-
 def test_killed_run_resumes_without_asking_finished_samples_again(
     tmp_path: Path, derived_cache: Path, reference: Reference
 ) -> None:
-    gate = Gate(drive_policy(POLICY), ANSWERS_BEFORE_KILL)
+    gate = Gate(drive_policy(POLICY), ANSWERS_BEFORE_KILL, HOLD_LIMIT_SECONDS)
     log_dir = tmp_path / "logs"
     with FakeModelServer(policy=gate, api_keys={SECRET_KEY}) as server:
         env = cli_env(server, tmp_path, DRIVE_EVALS_CACHE=str(derived_cache))

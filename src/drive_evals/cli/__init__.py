@@ -211,7 +211,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     args.inspect_options = unknown
     return int(args.handler(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
