@@ -201,11 +201,7 @@ KILL_AFTER = 8
 def test_a_killed_run_resumes_paying_only_for_what_was_in_flight(
     fake_model_server: FakeModelServer, tmp_path: Path
 ) -> None:
-    """SIGKILL to the command and its shard processes mid-run; the same command again finishes and merges.
-
-    It took 10 minutes on the loaded 2-core machine (the failure test: 3), most of it in the re-run, not yet
-    explained: perhaps Inspect waiting before it recovers a log whose process may still be alive.
-    """
+    """SIGKILL to the command and its shard processes mid-run; the same command again finishes and merges."""
     from waiting import wait_for
 
     server = fake_model_server
