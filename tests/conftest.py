@@ -17,9 +17,8 @@ XDIST_GROUPS = {("reliability", "reference"): "reliability-runs", ("report", "re
 """(folder whose conftest defines it, session fixture that pays for whole eval runs) -> the xdist group of every
 test there using it, directly or through another fixture (`fault_runs` uses `reference`). Under `--dist loadgroup`
 each group should run on one worker, so each such fixture runs once per session instead of once per worker.
-Known gap: pytest-xdist 3.8 marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads, so today the
-groups are not formed and each worker that meets such a test pays for the fixture (measured: the fault-mix and
-report fixtures ran on both workers). The marks are right; they take effect once xdist follows pytest 9."""
+pytest-xdist 3.8 marks a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads (its `nodeid` comes
+from a structured id): the dev extra keeps pytest below 9.2 so that the groups form."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook would otherwise run first)
