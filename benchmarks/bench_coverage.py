@@ -2,12 +2,13 @@
 
 Each shape draws clusters (SURDS images, DriveLMM-o1 frames) with a difficulty of their own, so the units of a
 cluster are correlated as in the real data; the true value is the population mean, computed once from a large
-draw. A method covers when its interval contains the true value. Methods: the report's current ones (a Wilson
-score interval on an effective sample size with a t quantile for scores; the inverted cluster sign-flip test for
-paired differences) beside what the report printed before (estimate +/- 1.96 clustered SE; a percentile cluster
-bootstrap beside a sign-flip p-value), so the table shows why the choice was made.
+draw. A method covers when its interval contains the true value. Methods: the report's current ones (Korn-Graubard
+bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom, for scores;
+the inverted cluster sign-flip test for paired differences) beside the alternatives considered and what the report
+printed before (estimate +/- 1.96 clustered SE; a percentile cluster bootstrap beside a sign-flip p-value), so the
+table shows why the choice was made (docs/statistics.md).
 
-    python benchmarks/bench_coverage.py                  # the full table into docs/statistics.md (about 15 min)
+    python benchmarks/bench_coverage.py                  # the full table into docs/statistics.md (over 40 min)
     python benchmarks/bench_coverage.py --replications 200 --clusters 5 9 --no-write
 
 tests/test_coverage.py runs a small fixed-seed slice of the same simulation.

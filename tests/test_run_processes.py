@@ -18,6 +18,7 @@ import pytest
 from fakeserver import FakeModelServer, FakeRequest, Gate, Policy
 from fakeserver.drive import drive_policy
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import Model, get_model
 from inspect_runs import TIMEOUT_SECONDS, eval_in_process
 from test_shards import _metrics, _sample_scores
 
@@ -28,6 +29,17 @@ from drive_evals.drivelmm_o1.task import drivelmm_o1
 
 MODEL = "openai-api/fake/model"
 JUDGE = "openai-api/fake/judge"
+
+
+def fresh(model: str) -> Model:
+    """A model client built now, from this test's fake-server environment.
+
+    Inspect memoizes `get_model` by name, not by the base URL it read from the environment: a later test in the same
+    worker would get a client of an earlier test's stopped server and spend minutes in retries.
+    """
+    return get_model(model, memoize=False)
+
+
 POLICY = "mixed"
 """Correct, wrong, malformed and chance replies, and judge replies that are not JSON: scores neither 0 nor 1."""
 PROCESSES = 2
@@ -120,7 +132,11 @@ def test_a_failed_shard_exits_non_zero_and_the_rerun_pays_for_nothing_twice(
     """DriveLMM-o1 with its judge: one shard fails mid-way; the same command again finishes it from its log."""
     server = fake_model_server
     server.policy = drive_policy(POLICY)
-    options: dict[str, Any] = {"task_args": {"data": "demo"}, "model": MODEL, "model_roles": {"grader": JUDGE}}
+    options: dict[str, Any] = {
+        "task_args": {"data": "demo"},
+        "model": fresh(MODEL),
+        "model_roles": {"grader": fresh(JUDGE)},
+    }
     whole = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "whole", **options)
     unsharded = _answered(server)
 
@@ -164,7 +180,7 @@ def test_surds_with_batch_merges_to_the_direct_unsharded_run(
     server = fake_model_server
     server.policy = drive_policy(POLICY)
     task_args = {"data": "demo", "subsets": "depth,distance"}
-    whole = eval_in_process("drive_evals/surds", tmp_path / "whole", task_args=task_args, model=BATCH_MODEL)
+    whole = eval_in_process("drive_evals/surds", tmp_path / "whole", task_args=task_args, model=fresh(BATCH_MODEL))
     direct = len(server.requests)
     batch = tmp_path / "batch.json"
     batch.write_text(FAST_BATCH)
@@ -207,7 +223,7 @@ def test_a_killed_run_resumes_paying_only_for_what_was_in_flight(
     server = fake_model_server
     server.policy = drive_policy(POLICY)
     task_args = {"data": "demo", "judge": False}
-    whole = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "whole", task_args=task_args, model=MODEL)
+    whole = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "whole", task_args=task_args, model=fresh(MODEL))
     unsharded = _answered(server)
 
     server.policy = gate = Gate(drive_policy(POLICY), KILL_AFTER, TIMEOUT_SECONDS)
