@@ -14,7 +14,7 @@ from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
 
 from drive_evals.drivelmm_o1.judge_meta.metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
-from drive_evals.surds.metrics import surds_lost, surds_scores, surds_stderr, surds_validity
+from drive_evals.surds.metrics import LOST_KEY, surds_lost, surds_scores, surds_stderr, surds_validity
 from drive_evals.truncation import truncation
 
 pytestmark = [
@@ -57,12 +57,21 @@ def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
 
 @pytest.mark.parametrize(
     "metric",
-    [surds_scores, surds_stderr, surds_validity, surds_lost, truncation],
-    ids=["surds_scores", "surds_stderr", "surds_validity", "surds_lost", "truncation"],
+    [surds_scores, surds_stderr, surds_validity, truncation],
+    ids=["surds_scores", "surds_stderr", "surds_validity", "truncation"],
 )
 def test_surds_metrics_through_the_reducers(metric: Any, surds_run: Scored) -> None:
     scores, metadata = surds_run
     assert_agreeing_epochs_change_nothing([metric()], scores, metadata=metadata)
+
+
+def test_surds_lost_units_through_the_reducers(surds_run: Scored) -> None:
+    """`lost_units` is logged only when a unit was lost: one is marked so, as a recovered pair without its store."""
+    scores, metadata = surds_run
+    lost = [score.model_copy(deep=True) for score in scores]
+    assert isinstance(lost[0].value, dict)
+    lost[0].value[LOST_KEY] = 1.0
+    assert_agreeing_epochs_change_nothing([surds_lost()], lost, metadata=metadata)
 
 
 @pytest.mark.parametrize(
