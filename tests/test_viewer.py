@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from inspect_ai.model import Model
+from inspect_ai.model import get_model
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.viewer import TaskSamplesColumn, ViewerConfig
 
@@ -137,17 +137,20 @@ def test_the_default_chance_seed_is_named() -> None:
     assert effective_model_args("openai/gpt-4o", {}) == {}
 
 
-def test_judge_meta_log_names_the_bound_judge() -> None:
-    from inspect_ai.model import get_model
+def test_judge_meta_log_names_the_bound_judge_as_its_model_without_the_role() -> None:
+    """The bound judge becomes the run's model (the log list names it), on the same client, without the role."""
     from inspect_ai.model._model import init_model_roles
 
-    from drive_evals.drivelmm_o1.judge_meta.task import bound_judge
+    from drive_evals.drivelmm_o1.judge_meta.task import judge_as_model
 
-    judge = get_model("chance/random")
+    judge = get_model("chance/random", role="grader", memoize=False)
     init_model_roles({"grader": judge})
-    assert isinstance(bound_judge(), Model) and str(bound_judge()) == "chance/random"
-    init_model_roles({})
-    assert bound_judge() is None
+    try:
+        model = judge_as_model()
+    finally:
+        init_model_roles({})
+    assert judge.role == "grader" and str(model) == "chance/random"
+    assert model.role is None and model.api is judge.api and model.config == judge.config
     assert math.isnan(rubric_values([])["reasoning_score"])
 
 
