@@ -18,6 +18,7 @@ from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 
 CHANCE = "chance/random"
 DEMO = {"data": "demo"}
+SAMPLES = 4
 
 
 def counts(usage: ModelUsage) -> tuple[int, int, int]:
@@ -61,6 +62,7 @@ def test_a_judge_named_like_the_model_is_told_apart_by_its_role(tmp_path: Path) 
         model=CHANCE,
         model_roles={GRADER_ROLE: CHANCE},
         task_args=DEMO,
+        limit=SAMPLES,
     )
     judge, model = call_usage(log, role=GRADER_ROLE), call_usage(log, role=None)
     assert judge[2] > 0 and model[2] > 0
