@@ -198,11 +198,20 @@ def test_data_error_is_short(tmp_path: Path) -> None:
     assert_short_failure(code, stdout, stderr, tmp_path, "1 problem(s) in", "invalid JSON")
 
 
+BREAKER_MESSAGE = "Run stopped: 2 consecutive calls to the judge"
+LOGGING_DISPLAY = "log"
+"""The display that writes Inspect's log records: a failed task is a logging record with its traceback."""
+
+
 @pytest.mark.slow
-def test_judge_breaker_stop_is_on_stderr_with_display_none(tmp_path: Path) -> None:
+@pytest.mark.parametrize("display", DISPLAYS)
+def test_judge_breaker_stop_is_short_in_every_display_mode(display: str, tmp_path: Path) -> None:
     """The model's key is accepted, the judge's (another service name, so another key) refused with a 401.
 
-    `inspect eval` exits 0, as Inspect does for every task that fails once started; the log says `error`.
+    The stop reads as its message: on stderr once at exit, and where the display draws the failed task, without a
+    traceback (before: rich's traceback panel). The log file keeps the traceback, and so does the `log` display's
+    logging record. `inspect eval` exits 0, as Inspect does for every task that fails once started; the log says
+    `error`.
     """
     good = "sk-breaker-good"
     with FakeModelServer(policy=drive_policy("correct"), api_keys={good}) as server:
@@ -211,11 +220,16 @@ def test_judge_breaker_stop_is_on_stderr_with_display_none(tmp_path: Path) -> No
         args = ["eval", "drive_evals/drivelmm_o1", "--model", "openai/gpt-4o-2024-08-06", "-T", "data=demo"]
         args += ["--model-role", "grader=openai-api/judge/gpt-4o-mini-2024-07-18", "-T", "judge_error_limit=2"]
         code, stdout, stderr = inspect_cli(
-            [*args, "--max-samples", "1"], tmp_path, **env, OPENAI_API_KEY=good, JUDGE_API_KEY="sk-refused"
+            [*args, "--max-samples", "1"], tmp_path, display, **env, OPENAI_API_KEY=good, JUDGE_API_KEY="sk-refused"
         )
-    assert code == 0 and stdout == "", f"stdout:\n{stdout}\nstderr:\n{stderr}"
-    flat = " ".join(stderr.split())
-    assert flat.count("Run stopped: 2 consecutive calls to the judge") == 1, stderr
-    assert "The log's status is 'error'" in flat
+    output = f"stdout:\n{stdout}\nstderr:\n{stderr}"
+    assert code == 0, output
+    assert " ".join(stderr.split()).count(BREAKER_MESSAGE) == 1 and "The log's status is 'error'" in stderr, output
+    if display != LOGGING_DISPLAY:
+        assert "Traceback" not in stdout + stderr and "judge_guard.py" not in stdout + stderr, output
+    if display == "none":
+        assert stdout == "", output
     [log] = list_eval_logs(str(tmp_path / "logs"))
-    assert read_eval_log(log, header_only=True).status == "error"
+    header = read_eval_log(log, header_only=True)
+    assert header.status == "error" and header.error is not None
+    assert BREAKER_MESSAGE in header.error.message and "judge_guard.py" in header.error.traceback

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
+from pathlib import Path
 
-from inspect_ai.model import Model
+from inspect_ai import eval_set
+from inspect_ai._cli.util import parse_model_spec_cli_args
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.model._model import init_active_model
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.viewer import TaskSamplesColumn, ViewerConfig
 
@@ -26,6 +32,7 @@ from drive_evals.surds.dataset import load_surds, question_text
 from drive_evals.surds.scorer import PAIR_SEPARATOR, explain, score_unit
 from drive_evals.surds.task import surds
 from drive_evals.surds.units import SUBSETS
+from drive_evals.viewer import replicate_tags
 
 
 def _columns(config: ViewerConfig | None) -> dict[str, bool]:
@@ -137,17 +144,20 @@ def test_the_default_chance_seed_is_named() -> None:
     assert effective_model_args("openai/gpt-4o", {}) == {}
 
 
-def test_judge_meta_log_names_the_bound_judge() -> None:
-    from inspect_ai.model import get_model
+def test_judge_meta_log_names_the_bound_judge_as_its_model_without_the_role() -> None:
+    """The bound judge becomes the run's model (the log list names it), on the same client, without the role."""
     from inspect_ai.model._model import init_model_roles
 
-    from drive_evals.drivelmm_o1.judge_meta.task import bound_judge
+    from drive_evals.drivelmm_o1.judge_meta.task import judge_as_model
 
-    judge = get_model("chance/random")
+    judge = get_model("chance/random", role="grader", memoize=False)
     init_model_roles({"grader": judge})
-    assert isinstance(bound_judge(), Model) and str(bound_judge()) == "chance/random"
-    init_model_roles({})
-    assert bound_judge() is None
+    try:
+        model = judge_as_model()
+    finally:
+        init_model_roles({})
+    assert judge.role == "grader" and str(model) == "chance/random"
+    assert model.role is None and model.api is judge.api and model.config == judge.config
     assert math.isnan(rubric_values([])["reasoning_score"])
 
 
@@ -156,3 +166,41 @@ def test_without_the_judge_mcq_accuracy_is_the_headline() -> None:
     unjudged, judged = drivelmm_o1(data="demo", judge=False), surds(data="demo")
     assert unjudged.headline_metric is not None and unjudged.headline_metric.metric == "mcq_accuracy"
     assert judged.headline_metric is not None and judged.headline_metric.metric == "overall"
+
+
+OFFLINE_MODELS = Path(__file__).parents[1] / "examples" / "compare" / "models-offline.txt"
+
+
+def test_replicates_are_told_apart_by_their_tags(tmp_path: Path) -> None:
+    """The comparison recipe's three chance seeds, as `run.sh` passes them (`--model-spec` lines), each log tagged
+    with its seed: the log list's Tags column is what tells them apart (they share task and model)."""
+    lines = [line for line in OFFLINE_MODELS.read_text(encoding="utf-8").splitlines() if line.startswith("{")]
+    models = parse_model_spec_cli_args(tuple(lines))
+    assert models is not None and len(models) == 3
+    done, logs = eval_set(
+        ["drive_evals/surds"],
+        model=models,
+        task_args={"data": "demo", "subsets": "yaw"},
+        limit=1,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert done
+    tags = sorted((log.eval.model_args["seed"], log.eval.tags) for log in logs)
+    assert tags == [(1, ["seed=1"]), (2, ["seed=2"]), (3, ["seed=3"])]
+    assert {str(log.eval.model) for log in logs} == {"chance/random"}, "one model: only the tags differ"
+    assert all(read_eval_log(log.location, header_only=True).tags == log.eval.tags for log in logs)
+
+
+def test_replicate_tags_name_numbers_only() -> None:
+    """Numbers and booleans of the model args and the generate seed; text args (a key, a token) never."""
+    model = get_model("chance/random", config=GenerateConfig(seed=7), memoize=False, seed=2, api_note="secret")
+
+    def built_for(active: Model) -> list[str]:
+        init_active_model(active, GenerateConfig())
+        return replicate_tags()
+
+    assert contextvars.copy_context().run(built_for, model) == ["seed=2"], "the model arg wins over the config"
+    plain = get_model("chance/random", config=GenerateConfig(seed=7), memoize=False)
+    assert contextvars.copy_context().run(built_for, plain) == ["seed=7"]
+    assert contextvars.Context().run(replicate_tags) == [], "built outside an evaluation"

@@ -8,6 +8,8 @@
 # is paid twice. An eval-set owns its log directory, so runs with other settings (another --temperature,
 # -T blind=true) go to a sibling directory under the same parent; `drive-evals report` reads the parent.
 # The report goes to report/compare (REPORT_DIR), outside the log directory (logs/, which `inspect view` lists).
+# Replicates of one model (models-offline.txt: three seeds) are told apart in `inspect view`'s log list by the
+# tags each task gives its log (`seed=1`, ...: the model's number and boolean args and generate seed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 suffix=""

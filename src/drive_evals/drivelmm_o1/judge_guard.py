@@ -99,7 +99,13 @@ class JudgeBreaker:
             report_at_exit(self.stopped)  # `--display none` shows no task error: the message must reach stderr
 
     def check(self) -> None:
-        """Raise once tripped."""
+        """Raise once tripped.
+
+        The stop is a decision, not a bug: Inspect's displays draw a failed task with rich's traceback renderer,
+        which drops every frame above one whose locals hold `_rich_traceback_guard`. Raised from here, the panel
+        shows the message alone; the log keeps the whole traceback (Inspect formats it with `traceback`).
+        """
+        _rich_traceback_guard = True  # read by rich from this frame's locals
         if self.stopped is not None:
             raise JudgeStoppedError(self.stopped)
 

@@ -43,7 +43,7 @@ from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.suite import DRIVELMM_O1, register
 from drive_evals.truncation import enable_truncation_warning
-from drive_evals.viewer import sample_list_view
+from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = DRIVELMM_O1.scorer
@@ -130,6 +130,7 @@ def drivelmm_o1(
         },
         # Without the judge there is no reasoning score: MCQ accuracy, the one official number left, is the headline.
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING if judge else MCQ_ACCURACY),
+        tags=replicate_tags(),
         viewer=sample_list_view(
             "DriveLMM-o1 questions",
             SCORER_NAME,

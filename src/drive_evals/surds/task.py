@@ -16,7 +16,7 @@ from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
 from drive_evals.truncation import enable_truncation_warning
-from drive_evals.viewer import sample_list_view
+from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
 """The official evaluation set; `modelscope:evalscope/SURDS_eval` is its mirror."""
@@ -75,5 +75,6 @@ def surds(
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
         metadata={"benchmark": "surds", **built.summary},
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
+        tags=replicate_tags(),
         viewer=sample_list_view("SURDS units", SCORER_NAME, [SCORE_KEY, VALID_KEY]),
     )

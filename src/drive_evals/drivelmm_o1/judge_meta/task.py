@@ -15,7 +15,7 @@ import math
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import HeadlineMetric
-from inspect_ai.model import ChatMessageAssistant, Model, ModelOutput, model_roles
+from inspect_ai.model import ChatMessageAssistant, Model, ModelOutput, get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -24,7 +24,6 @@ from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, judge_response
 from drive_evals.drivelmm_o1.judge_guard import (
     DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
-    GRADER_ROLE,
     JudgeBreaker,
     graders,
     preflight_graders,
@@ -114,12 +113,9 @@ def judge_meta_scorer(
     breaker = breaker if isinstance(breaker, JudgeBreaker) else JudgeBreaker(judge_error_limit)
 
     async def score(state: TaskState, target: Target) -> Score:
-        models = graders()
-        if len(models) != 1:
-            raise ParameterError(f"bind one judge to the grader role (got {len(models)}): judges are checked singly")
         meta = state.metadata
         judgement = await judge_response(
-            models[0],
+            get_model(),  # the run's model: the task makes the judge under evaluation its model (`judge_as_model`)
             meta["question"],
             meta["steps"],
             meta["final_answer"],
@@ -147,15 +143,19 @@ def judge_meta_scorer(
     return score
 
 
-def bound_judge() -> Model | None:
-    """The single model bound to the `grader` role, or None.
+def judge_as_model() -> Model:
+    """The judge under evaluation (bound to the `grader` role, else the default judge) as a model without a role.
 
-    It becomes the log's model: the replay solver calls no model, so without it the result box and the log list
-    say `none/none` instead of naming the judge under evaluation. Only an already-built role model is used (a
-    default judge would be built here, and fail without its API key before the run says so).
+    Inspect counts a call of a role model twice over: under the model's name (`stats.model_usage`) and under its
+    role (`stats.role_usage`), and the console prints a line for each, so every token of this task showed twice.
+    Here every call is a judge call: the task makes the judge its model (same client, settings and args, no role),
+    so each call is counted once, under the judge's name, and the log list names the judge instead of none/none.
     """
-    bound = model_roles().get(GRADER_ROLE)
-    return bound if isinstance(bound, Model) else None
+    models = graders()
+    if len(models) != 1:
+        raise ParameterError(f"bind one judge to the grader role (got {len(models)}): judges are checked singly")
+    judge = models[0]
+    return Model(judge.api, judge.config, judge.model_args)
 
 
 @register
@@ -182,16 +182,15 @@ def drivelmm_o1_judge(
     records = whole("records", records, 1)
     judge_attempts = whole("judge_attempts", judge_attempts, 1)
     breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
-    judges = preflight_graders(JUDGE_NEEDED_ADVICE)
-    if len(judges) != 1:
-        raise ParameterError(f"bind one judge to the grader role (got {len(judges)}): judges are checked singly")
+    preflight_graders(JUDGE_NEEDED_ADVICE)
+    judge = judge_as_model()
     test_file, provenance = resolve_test_file(data, revision)
     all_records = load_records(test_file)
     chosen = select_records(all_records, records)
     samples = [sample for record in chosen for sample in variant_samples(record)]
     return Task(
         dataset=MemoryDataset(samples, name="drivelmm_o1_judge", shuffled=False),
-        model=bound_judge(),
+        model=judge,
         version=TASK_VERSION,
         solver=[stop_when_judge_down(breaker), replay_response()],
         scorer=judge_meta_scorer(judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker),
@@ -204,7 +203,7 @@ def drivelmm_o1_judge(
             "injections": list(INJECTIONS),
             "judge_cache": False,
             "default_grader": DEFAULT_GRADER,
-            "judges": judges,
+            "judges": [str(judge)],
             "judge_error_limit": breaker.limit,
             "data": provenance,
         },
