@@ -16,6 +16,8 @@ from drive_evals.errors import ParameterError
 from drive_evals.suite import PACKAGE, TASKS, SuiteTask, benchmarks, find, register, task_functions
 
 SOURCE = Path(drive_evals.__file__).parent
+TESTS = Path(__file__).parent
+TOOLS = TESTS.parent / "tools"
 LAZY_BY_DESIGN = "cli"
 """The `drive-evals` command's package: handlers import their implementation when run, so `--help` stays fast."""
 
@@ -88,3 +90,18 @@ def test_no_module_imports_the_suite_inside_a_function() -> None:
         if any(module.startswith(PACKAGE) for module in _imported(inner))
     ]
     assert late == []
+
+
+def test_no_test_imports_a_script_from_tools() -> None:
+    """The tests stand on the package and their own helpers; scripts in tools/ may use the tests' helpers, not the
+    other way round (`tools/` is not on pytest's path). tests/test_demo_data.py runs the demo generator as a
+    program, which is what it tests."""
+    scripts = {path.stem for path in TOOLS.glob("*.py")}
+    imports = [
+        f"{path.relative_to(TESTS)}:{getattr(node, 'lineno', '?')} imports {module}"
+        for path in sorted(TESTS.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for module in _imported(node)
+        if module.split(".")[0] in scripts
+    ]
+    assert scripts and imports == []
