@@ -35,9 +35,15 @@ the dev extra keeps pytest below 9.2 so that the groups form."""
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook would otherwise run first)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        for (folder, fixture), group in XDIST_GROUPS.items():
-            if fixture in getattr(item, "fixturenames", ()) and item.path.is_relative_to(TESTS / folder):
-                item.add_marker(pytest.mark.xdist_group(group))
+        groups = {
+            group
+            for (folder, fixture), group in XDIST_GROUPS.items()
+            if fixture in getattr(item, "fixturenames", ()) and item.path.is_relative_to(TESTS / folder)
+        }
+        if len(groups) > 1:  # its worker would pay again for the runs of every group but one
+            raise pytest.UsageError(f"{item.nodeid} uses the session runs of several xdist groups: {sorted(groups)}")
+        for group in groups:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

@@ -215,8 +215,11 @@ def judge_meta_passages(runs: Mapping[str, JudgeRun]) -> dict[str, Expected]:
     }
 
 
-CHECKED = ("surds-chance", "blind-gap", "xy2d-chance", "judge-tokens", "judge-meta", "good-judge-scores")
-"""Every marker name: those `chance_seed_passages`, `chance_passages` and `judge_meta_passages` produce."""
+CHANCE_SEED_MARKERS = ("surds-chance",)
+CHANCE_MARKERS = ("blind-gap", "xy2d-chance", "judge-tokens")
+JUDGE_META_MARKERS = ("judge-meta", "good-judge-scores")
+CHECKED = CHANCE_SEED_MARKERS + CHANCE_MARKERS + JUDGE_META_MARKERS
+"""Every marker name: what `chance_seed_passages`, `chance_passages` and `judge_meta_passages` produce, in turn."""
 
 
 def measure(scratch: Path) -> dict[str, Expected]:
