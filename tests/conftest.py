@@ -5,28 +5,45 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import doc_numbers
 import pytest
+from doc_numbers import ChanceRuns, JudgeRun
 from fakeserver import FakeModelServer
 from fakeserver.offline import PROXY_VARS, refuse_other_hosts
+from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelAPI
 from inspect_ai.model._providers.mockllm import MockLLM
 from tenacity import wait_none
 
 TESTS = Path(__file__).parent
-XDIST_GROUPS = {("reliability", "reference"): "reliability-runs", ("report", "report_run"): "report-runs"}
-"""(folder whose conftest defines it, session fixture that pays for whole eval runs) -> the xdist group of every
-test there using it, directly or through another fixture (`fault_runs` uses `reference`). Under `--dist loadgroup`
-each group should run on one worker, so each such fixture runs once per session instead of once per worker.
-pytest-xdist 3.8 marks a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads (its `nodeid` comes
-from a structured id): the dev extra keeps pytest below 9.2 so that the groups form."""
+XDIST_GROUPS = {
+    ("reliability", "reference"): "reliability-runs",
+    ("report", "report_run"): "report-runs",
+    ("", "surds_chance_log"): "chance-runs",
+    ("", "judge_meta_logs"): "judge-meta-runs",
+    ("", "o1_run"): "reducer-runs",
+    ("", "regenerated"): "demo-regeneration",
+}
+"""(folder whose conftest or module defines it, "" for all of tests/; session or module fixture that pays for whole
+runs) -> the xdist group of every test there using it, directly or through another fixture (`fault_runs` uses
+`reference`; `chance_logs` and `chance_seed_logs` use `surds_chance_log`). Under `--dist loadgroup` each group
+runs on one worker, so each such fixture runs once per session instead of once per worker. pytest-xdist 3.8 marks
+a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads (its `nodeid` comes from a structured id):
+the dev extra keeps pytest below 9.2 so that the groups form."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook would otherwise run first)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        for (folder, fixture), group in XDIST_GROUPS.items():
-            if fixture in getattr(item, "fixturenames", ()) and item.path.is_relative_to(TESTS / folder):
-                item.add_marker(pytest.mark.xdist_group(group))
+        groups = {
+            group
+            for (folder, fixture), group in XDIST_GROUPS.items()
+            if fixture in getattr(item, "fixturenames", ()) and item.path.is_relative_to(TESTS / folder)
+        }
+        if len(groups) > 1:  # its worker would pay again for the runs of every group but one
+            raise pytest.UsageError(f"{item.nodeid} uses the session runs of several xdist groups: {sorted(groups)}")
+        for group in groups:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture
@@ -60,3 +77,39 @@ def offline_mockllm(monkeypatch: pytest.MonkeyPatch) -> None:
         return max(1, len(text) // 4)
 
     monkeypatch.setattr(MockLLM, "count_tokens", count_tokens)
+
+
+# --- the demo runs the docs' numbers come from (doc_numbers.py), made once a session for every test needing one ---
+
+
+@pytest.fixture(scope="session")
+def surds_chance_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
+    """SURDS with the chance baseline on the demo, seed 0 (the header; samples at its `location`)."""
+    root = tmp_path_factory.mktemp("surds-chance")
+    with doc_numbers.scratch_caches(root):
+        seed = range(doc_numbers.SEED, doc_numbers.SEED + 1)
+        (log,) = doc_numbers.chance_seed_runs(doc_numbers.DEMO, seed, root / "logs")
+    return log
+
+
+@pytest.fixture(scope="session")
+def chance_seed_logs(surds_chance_log: EvalLog, tmp_path_factory: pytest.TempPathFactory) -> list[EvalLog]:
+    """The same with seeds 0..19 (headers): the docs' chance table."""
+    root = tmp_path_factory.mktemp("chance-seeds")
+    with doc_numbers.scratch_caches(root):
+        others = doc_numbers.chance_seed_runs(doc_numbers.DEMO, range(1, doc_numbers.CHANCE_SEEDS), root / "logs")
+    return [surds_chance_log, *others]
+
+
+@pytest.fixture(scope="session")
+def chance_logs(surds_chance_log: EvalLog, tmp_path_factory: pytest.TempPathFactory) -> ChanceRuns:
+    """The chance baseline's normal and blind demo runs of both benchmarks (DriveLMM-o1 with a chance judge)."""
+    root = tmp_path_factory.mktemp("chance-runs")
+    with doc_numbers.scratch_caches(root):
+        return doc_numbers.chance_runs(surds_chance_log, root / "logs")
+
+
+@pytest.fixture(scope="session")
+def judge_meta_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JudgeRun]:
+    """The judge meta-evaluation of the mock judges and the chance judge on the demo (default records and epochs)."""
+    return doc_numbers.judge_meta_runs(tmp_path_factory.mktemp("judge-meta"))

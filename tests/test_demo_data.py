@@ -118,7 +118,7 @@ def single_and_pairs(records: list[dict[str, Any]]) -> tuple[list[int], list[tup
 
 
 REGENERATES = pytest.mark.slow
-"""The regeneration tests share one run of the demo generator (about 9 s of CPU, and once per xdist worker)."""
+"""The regeneration tests share one run of the demo generator (one xdist group: once a session, not per worker)."""
 
 
 @REGENERATES

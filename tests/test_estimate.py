@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from inspect_ai import eval as inspect_eval
+from doc_numbers import ChanceRuns
 from inspect_ai.log import read_eval_log_sample_summaries
 
 from drive_evals.cli import main
@@ -143,27 +141,18 @@ def test_unknown_task_or_parameter_is_a_clear_error() -> None:
         estimate("surds", {"data": "demo", "subset": "yaw"}, RULES["openai-tiles"])
 
 
-@pytest.mark.slow
-def test_output_tokens_from_a_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))  # a cached call records no usage
-    params: dict[str, object] = {"data": "demo"}
-    [log] = inspect_eval(
-        "drive_evals/drivelmm_o1",
-        task_args=params,
-        model="chance/random",
-        model_roles={GRADER_ROLE: "chance/random"},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-        limit=6,
-    )
+@pytest.mark.slow  # reads the session's chance run of DriveLMM-o1 (shared with the docs' numbers check)
+def test_output_tokens_from_a_log(chance_logs: ChanceRuns) -> None:
+    log = chance_logs.o1_normal  # on an empty cache: a cached call records no usage
     summaries = read_eval_log_sample_summaries(log.location)
     judge_out = sum(s.role_usage[GRADER_ROLE].output_tokens for s in summaries)
     model_out = sum(sum(u.output_tokens for u in s.model_usage.values()) for s in summaries) - judge_out
+    params: dict[str, object] = {"data": "demo"}
     result = estimate("drivelmm_o1", params, RULES["openai-tiles"], from_log=log.location)
-    assert result.model.output_tokens == pytest.approx(model_out / 6 * result.model.requests)
+    assert result.model.output_tokens == pytest.approx(model_out / len(summaries) * result.model.requests)
     assert result.judge is not None
-    assert result.judge.output_tokens == pytest.approx(judge_out / 6 * result.judge.requests)
-    assert "6 requests" in result.model.output_basis
+    assert result.judge.output_tokens == pytest.approx(judge_out / len(summaries) * result.judge.requests)
+    assert f"{len(summaries)} requests" in result.model.output_basis
     with pytest.raises(ParameterError, match="no sample of this run"):
         estimate("surds", {"data": "demo"}, RULES["openai-tiles"], from_log=log.location)
 

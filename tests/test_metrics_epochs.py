@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.scorer import Metric, Score
 from inspect_runs import eval_in_process
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
@@ -36,9 +36,9 @@ def scored(log: EvalLog, scorer: str) -> Scored:
 
 
 @pytest.fixture(scope="module")
-def surds_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
-    log = eval_in_process("drive_evals/surds", tmp_path_factory.mktemp("surds"), model="chance/random", task_args=DEMO)
-    return scored(log, "surds_scorer")
+def surds_run(surds_chance_log: EvalLog) -> Scored:
+    """The chance baseline's SURDS demo run, shared with the docs' numbers check."""
+    return scored(read_eval_log(surds_chance_log.location), "surds_scorer")
 
 
 @pytest.fixture(scope="module")

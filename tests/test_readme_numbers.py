@@ -1,19 +1,30 @@
-"""The demo numbers quoted in the README and docs come out of today's code (`tools/readme_numbers.py`).
+"""The demo numbers quoted in the README and docs come out of today's code (`doc_numbers.py`).
 
-The slow test reruns every measurement and compares it with the documents; the fast tests check that the
-comparison catches what it must (a changed digit, a changed sentence, a lost, repeated or unknown marker).
+The slow tests compare the documents with the passages measured from the session's shared runs (the same runs the
+judge meta-evaluation and reducer tests read); the fast tests check that the comparison catches what it must (a
+changed digit, a changed sentence, a lost, repeated or unknown marker).
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import readme_numbers  # a script in tools/, not a package
-from readme_numbers import CHECKED, Expected, drift, passages, read_documents
+from doc_numbers import (
+    CHANCE_MARKERS,
+    CHANCE_SEED_MARKERS,
+    CHECKED,
+    JUDGE_META_MARKERS,
+    ChanceRuns,
+    Expected,
+    JudgeRun,
+    chance_passages,
+    chance_seed_passages,
+    drift,
+    judge_meta_passages,
+    passages,
+    read_documents,
+    unknown_markers,
+)
+from inspect_ai.log import EvalLog
 
 TABLE = "| metric | value |\n|---|---|\n| yaw | 0.069 |"
 DOCUMENT = f"""Intro.
@@ -27,6 +38,7 @@ SURDS overall 0.083 normal,
   0.104 blind; and more.
 """
 EXPECTED = {"surds-chance": Expected(TABLE, True), "blind-gap": Expected("SURDS overall 0.083 normal, 0.104", False)}
+REMEASURE = "\n\nRemeasure with: python tools/readme_numbers.py"
 
 
 def test_matching_documents_pass() -> None:
@@ -51,7 +63,7 @@ def test_lost_repeated_and_unknown_markers_are_drift() -> None:
     repeated = {"README.md": DOCUMENT, "docs/other.md": DOCUMENT}
     assert len(drift(repeated, EXPECTED)) == 2
     unknown = DOCUMENT + "\n<!-- numbers: typo -->\n| a |\n"
-    assert drift({"README.md": unknown}, EXPECTED) == ["unknown marker `<!-- numbers: typo -->` in README.md"]
+    assert unknown_markers({"README.md": unknown}) == ["unknown marker `<!-- numbers: typo -->` in README.md"]
 
 
 def test_the_documents_mark_every_checked_passage_once() -> None:
@@ -62,8 +74,22 @@ def test_the_documents_mark_every_checked_passage_once() -> None:
     assert found == dict.fromkeys(CHECKED, 1)
 
 
+def check(expected: dict[str, Expected], markers: tuple[str, ...]) -> None:
+    assert tuple(expected) == markers, "every marker of CHECKED is measured by one of these tests"
+    problems = drift(read_documents(), expected)
+    assert problems == [], "\n\n".join(problems) + REMEASURE
+
+
 @pytest.mark.slow
-def test_the_documents_quote_todays_numbers() -> None:
-    """About 40 in-process demo runs: 20 chance seeds, blind and normal runs, four judges' meta-evaluations."""
-    problems = drift(read_documents(), readme_numbers.measure())
-    assert problems == [], "\n\n".join(problems) + "\n\nRemeasure with: python tools/readme_numbers.py"
+def test_the_chance_table_is_todays(chance_seed_logs: list[EvalLog]) -> None:
+    check(chance_seed_passages(chance_seed_logs), CHANCE_SEED_MARKERS)
+
+
+@pytest.mark.slow
+def test_the_blind_gap_and_judge_tokens_are_todays(chance_logs: ChanceRuns) -> None:
+    check(chance_passages(chance_logs), CHANCE_MARKERS)
+
+
+@pytest.mark.slow
+def test_the_judge_meta_evaluation_numbers_are_todays(judge_meta_logs: dict[str, JudgeRun]) -> None:
+    check(judge_meta_passages(judge_meta_logs), JUDGE_META_MARKERS)

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fakeserver import FakeModelServer, FakeRequest
+from fakeserver import OPENAI_API_SERVICE, FakeModelServer, FakeRequest
+from fakeserver.anthropic_api import THINKING_SPLIT
 from fakeserver.drive import judge_reply, lookup_key, normalise, o1_prompts, surds_prompts
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
@@ -265,18 +266,33 @@ def test_the_transcript_keeps_every_generation(fake_model_server: FakeModelServe
     assert len(events) == 2 and all(e.output.completion.startswith("<answer>") and not e.pending for e in events)
 
 
-def test_anthropic_scores_the_raw_text_without_its_thinking(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
-    """Thinking blocks are the provider's channel: a wrong answer there does not count; the text does, raw."""
-    from fakeserver.anthropic_api import THINKING_SPLIT
-
-    template = (
-        "<answer>{wrong}</answer>" + THINKING_SPLIT + "<answer>{gold}</answer>\n<think><answer>{wrong}</answer></think>"
-    )
+@pytest.mark.parametrize(
+    ("model", "template"),
+    [
+        pytest.param(
+            ANTHROPIC_MODEL,
+            "<answer>{wrong}</answer>"
+            + THINKING_SPLIT
+            + "<answer>{gold}</answer>\n<think><answer>{wrong}</answer></think>",
+            id="anthropic-thinking-block",
+        ),
+        pytest.param(
+            f"openai-api/{OPENAI_API_SERVICE}/qwen3-vl-8b",
+            "<answer>{gold}</answer>\n<think>draft: <answer>{wrong}</answer></think>",
+            id="openai-compatible-think-tag",
+        ),
+    ],
+)
+def test_the_raw_text_is_scored_without_the_providers_reasoning(
+    fake_model_server: FakeModelServer, tmp_path: Path, model: str, template: str
+) -> None:
+    """Anthropic's thinking blocks are the provider's channel: a wrong answer there does not count. `openai-api/
+    <service>/...` (vLLM, SGLang and other compatible servers) splits `<think>` off as `openai/` does. Either way
+    the text is scored raw, its `<think>` block included."""
     fake_model_server.policy = surds_policy(template)
     (log,) = inspect_eval(
         "drive_evals/surds",
-        model=ANTHROPIC_MODEL,
-        model_base_url=fake_model_server.anthropic_base_url,
+        model=model,
         task_args={"data": "demo", "subsets": "yaw,depth"},
         sample_id=["surds-yaw-0000", "surds-depth-0000"],
         log_dir=str(tmp_path / "logs"),
@@ -379,24 +395,3 @@ def test_a_cache_hit_without_its_raw_text_is_rebuilt_and_says_so(
     assert fresh.scores is not None and cached.scores is not None
     assert REPLY_REBUILT_KEY not in (fresh.scores[SURDS_SCORER].metadata or {})
     assert cached.scores[SURDS_SCORER].metadata == {REPLY_REBUILT_KEY: {"1": NO_CALL}}
-
-
-def test_openai_compatible_provider_scores_the_raw_reply(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
-    """`openai-api/<service>/...` (vLLM, SGLang and other compatible servers) splits `<think>` the same way."""
-    from fakeserver.server import OPENAI_API_SERVICE
-
-    fake_model_server.policy = surds_policy("<answer>{gold}</answer>\n<think>draft: <answer>{wrong}</answer></think>")
-    (log,) = inspect_eval(
-        "drive_evals/surds",
-        model=f"openai-api/{OPENAI_API_SERVICE}/qwen3-vl-8b",
-        task_args={"data": "demo", "subsets": "yaw,depth"},
-        sample_id=["surds-yaw-0000", "surds-depth-0000"],
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-        max_retries=1,
-    )
-    assert log.status == "success", log.error
-    values = metrics(log, SURDS_SCORER)
-    assert (values["yaw"], values["depth"]) == (1.0, 1.0)
-    assert log.samples is not None
-    assert all(t.startswith("<answer>") for s in log.samples for t in s.store["surds_completions"])

@@ -9,11 +9,15 @@ import pytest
 from inspect_ai._util.registry import is_registry_object, registry_info
 
 import drive_evals
-from drive_evals import _registry
+from drive_evals import _registry, suite
+from drive_evals.cli import main
+from drive_evals.cli.estimate import TASKS as ESTIMATED_TASKS
 from drive_evals.errors import ParameterError
-from drive_evals.suite import PACKAGE, TASKS, find, register, task_functions
+from drive_evals.suite import PACKAGE, TASKS, SuiteTask, benchmarks, find, register, task_functions
 
 SOURCE = Path(drive_evals.__file__).parent
+TESTS = Path(__file__).parent
+TOOLS = TESTS.parent / "tools"
 LAZY_BY_DESIGN = "cli"
 """The `drive-evals` command's package: handlers import their implementation when run, so `--help` stays fast."""
 
@@ -42,6 +46,31 @@ def test_a_task_the_suite_does_not_declare_cannot_register() -> None:
     assert "stray" not in task_functions()
 
 
+def command_help(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """`drive-evals COMMAND --help`, with argparse's line wrapping undone."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_the_command_help_names_the_tasks_the_suite_declares(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A task added to the registry appears in every help that lists tasks; a judge meta-evaluation only where
+    every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
+    added, meta = SuiteTask("new_bench", scorer="new_scorer"), SuiteTask("new_meta", "meta_scorer", benchmark=False)
+    monkeypatch.setattr(suite, "TASKS", (*TASKS, added, meta))
+    assert "surds, drivelmm_o1, drivelmm_o1_judge, new_bench or new_meta" in command_help("describe", capsys)
+    for command in ("estimate", "run"):
+        names = "drive_evals/surds, drive_evals/drivelmm_o1 or drive_evals/new_bench"
+        assert f"TASK {names}" in command_help(command, capsys), command
+
+
+def test_estimate_covers_every_benchmark() -> None:
+    """`drive-evals estimate` prices a run before it is paid for: a new benchmark needs its request count there."""
+    assert list(ESTIMATED_TASKS) == [task.name for task in benchmarks()]
+
+
 def _imported(node: ast.AST) -> list[str]:
     """The modules an import statement names."""
     if isinstance(node, ast.ImportFrom):
@@ -61,3 +90,18 @@ def test_no_module_imports_the_suite_inside_a_function() -> None:
         if any(module.startswith(PACKAGE) for module in _imported(inner))
     ]
     assert late == []
+
+
+def test_no_test_imports_a_script_from_tools() -> None:
+    """The tests stand on the package and their own helpers; scripts in tools/ may use the tests' helpers, not the
+    other way round (`tools/` is not on pytest's path). tests/test_demo_data.py runs the demo generator as a
+    program, which is what it tests."""
+    scripts = {path.stem for path in TOOLS.glob("*.py")}
+    imports = [
+        f"{path.relative_to(TESTS)}:{getattr(node, 'lineno', '?')} imports {module}"
+        for path in sorted(TESTS.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for module in _imported(node)
+        if module.split(".")[0] in scripts
+    ]
+    assert scripts and imports == []

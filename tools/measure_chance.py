@@ -3,61 +3,19 @@
     python tools/measure_chance.py --data demo --seeds 20
 
 Expected values are those of the official random baseline (the protocol's reference numbers): yaw 1/16, depth
-1/3, the three pair tasks 1/9, xy2d a small mean centerness. Each seed is one `chance/random -M seed=N` run.
+1/3, the three pair tasks 1/9, xy2d a small mean centerness. Each seed is one `chance/random -M seed=N` model, all
+in one eval. The runs and the table are `tests/doc_numbers.py`'s, which checks the demo's table in the SURDS docs.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import sys
 import tempfile
+from pathlib import Path
 
-from inspect_ai import eval as inspect_eval
-
-from drive_evals.surds.task import surds
-
-
-def _one_in(options: int) -> str:
-    return f"1/{options} = {1 / options:.3f}"
-
-
-EXPECTED = {
-    "yaw": _one_in(16),
-    "xy2d": "≈0.01-0.02",
-    "depth": _one_in(3),
-    "distance": _one_in(9),
-    "left_right": _one_in(9),
-    "front_behind": _one_in(9),
-    "overall": "≈0.12",
-}
-"""What the official random baseline scores by construction (xy2d: a small mean centerness; overall: their mean)."""
-
-
-HEADER = ["| metric | measured (mean ± sd over {seeds} seeds) | expected (protocol) |", "|---|---|---|"]
-
-
-def measure(data: str, seeds: int, log_dir: str) -> dict[str, list[float]]:
-    """Each metric's value in seeds 0..seeds-1 (one `chance/random -M seed=N` SURDS run each)."""
-    runs: dict[str, list[float]] = {name: [] for name in EXPECTED}
-    for seed in range(seeds):
-        [log] = inspect_eval(
-            surds(data=data), model="chance/random", model_args={"seed": seed}, log_dir=log_dir, display="none"
-        )
-        assert log.results is not None
-        metrics = log.results.scores[0].metrics
-        for name in EXPECTED:
-            runs[name].append(metrics[name].value)
-    return runs
-
-
-def table(runs: dict[str, list[float]]) -> list[str]:
-    """The Markdown table the SURDS docs show, line by line."""
-    seeds = len(next(iter(runs.values())))
-    lines = [HEADER[0].format(seeds=seeds), HEADER[1]]
-    for name, values in runs.items():
-        spread = statistics.stdev(values) if len(values) > 1 else 0.0
-        lines.append(f"| {name} | {statistics.mean(values):.3f} ± {spread:.3f} | {EXPECTED[name]} |")
-    return lines
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from doc_numbers import chance_seed_runs, chance_table  # tests/doc_numbers.py
 
 
 def main() -> None:
@@ -66,9 +24,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as log_dir:
-        runs = measure(args.data, args.seeds, log_dir)
+        runs = chance_seed_runs(args.data, range(args.seeds), Path(log_dir))
     print(f"chance/random on data={args.data}, {args.seeds} seeds")
-    print("\n".join(table(runs)))
+    print("\n".join(chance_table(runs)))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-from devtools import CHROMIUM_ENV, CHROMIUM_NAMES, DevToolsPipe, find_chromium, headless_chromium
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from devtools import CHROMIUM_ENV, CHROMIUM_NAMES, DevToolsPipe, find_chromium, headless_chromium  # tests/devtools.py
 
 WINDOW = (1400, 1000)
 SERVER_START_SECONDS = 60

@@ -20,10 +20,12 @@ PACKAGE = "drive_evals"
 
 @dataclass(frozen=True)
 class SuiteTask:
-    """One task of the suite: what it is called and which scorer's results hold its headline."""
+    """One task of the suite: what it is called, which scorer's results hold its headline, and whether it evaluates
+    a model (a benchmark) rather than a judge."""
 
     name: str
     scorer: str
+    benchmark: bool = True
 
     @property
     def qualified(self) -> str:
@@ -33,11 +35,18 @@ class SuiteTask:
 
 SURDS = SuiteTask("surds", scorer="surds_scorer")
 DRIVELMM_O1 = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
-DRIVELMM_O1_JUDGE = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer")
+DRIVELMM_O1_JUDGE = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer", benchmark=False)
 TASKS: tuple[SuiteTask, ...] = (SURDS, DRIVELMM_O1, DRIVELMM_O1_JUDGE)
 """In the order help and listings show them."""
-BENCHMARK_SCORERS = (SURDS.scorer, DRIVELMM_O1.scorer)
-"""The two benchmarks' scorers (not the judge meta-evaluation's): their logs carry truncation and missing units."""
+
+
+def benchmarks() -> tuple[SuiteTask, ...]:
+    """The tasks that evaluate a model (not the judge meta-evaluation): what `drive-evals estimate` and `run` take."""
+    return tuple(task for task in TASKS if task.benchmark)
+
+
+BENCHMARK_SCORERS = tuple(task.scorer for task in benchmarks())
+"""The benchmarks' scorers (not the judge meta-evaluation's): their logs carry truncation and missing units."""
 
 _functions: dict[str, Callable[..., Any]] = {}
 TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Any])

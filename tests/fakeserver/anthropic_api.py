@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .dialect import SseEvent, prompt_tokens, text_chunks, text_parts
+from .dialect import ChatWording, SseEvent, chat_messages, prompt_tokens, text_chunks, text_parts
 from .records import (
     ApiName,
     BadRequest,
     DecodedImage,
     FakeRequest,
-    PartKind,
     RequestConfig,
+    UserTurn,
     decode_image,
     estimate_tokens,
+    fake_request,
     require,
 )
 
@@ -29,6 +30,13 @@ STREAM_CHUNK_CHARS = 16
 THINKING_SPLIT = "\x1e<thinking block ends>\x1e"
 """A policy reply `thinking + THINKING_SPLIT + text` is served as a `thinking` block, then a `text` block."""
 FAKE_SIGNATURE = "fake-signature"
+WORDING = ChatWording(
+    system_roles=("system",),
+    no_model="model: Field required",
+    no_messages="messages: at least one message is required",
+    no_role="messages: each message needs a 'role'",
+)
+"""The top-level `system` field is read too (where the Messages API puts it)."""
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -109,54 +117,30 @@ class AnthropicMessages:
         return {"type": "error", "error": {"type": error_type, "message": message}}
 
     def _parse(self, body: dict[str, Any]) -> FakeRequest:
-        model = body.get("model")
-        messages = body.get("messages")
-        if not isinstance(model, str) or not model:
-            raise BadRequest("model: Field required")
-        if not isinstance(messages, list) or not messages:
-            raise BadRequest("messages: at least one message is required")
-        system = text_parts(body.get("system"))
-        last_user: dict[str, Any] | None = None
-        for message in messages:
-            require(isinstance(message, dict) and "role" in message, "messages: each message needs a 'role'")
-            if message["role"] == "system":
-                system.extend(text_parts(message.get("content")))
-            elif message["role"] == "user":
-                last_user = message
-        texts, images, order = _user_parts(last_user["content"] if last_user else None)
-        return FakeRequest(
-            api=self.api,
-            model=model,
-            system="\n".join(system) if system else None,
-            texts=texts,
-            images=images,
-            part_order=order,
-            config=RequestConfig(
-                temperature=body.get("temperature"),
-                max_tokens=body.get("max_tokens"),
-                response_format=body.get("output_format"),
-                stream=bool(body.get("stream", False)),
-            ),
-            raw=body,
+        model, in_messages, user_content = chat_messages(body, WORDING)
+        config = RequestConfig(
+            temperature=body.get("temperature"),
+            max_tokens=body.get("max_tokens"),
+            response_format=body.get("output_format"),
+            stream=bool(body.get("stream", False)),
         )
+        system = text_parts(body.get("system")) + in_messages
+        return fake_request(self.api, model, system, _user_turn(user_content), config, body)
 
 
-def _user_parts(content: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:
+def _user_turn(content: Any) -> UserTurn:
+    turn = UserTurn()
     if isinstance(content, str):
-        return [content], [], ["text"]
-    texts: list[str] = []
-    images: list[DecodedImage] = []
-    order: list[PartKind] = []
+        turn.add_text(content)
+        return turn
     for index, block in enumerate(content or []):
         require(isinstance(block, dict), "content blocks must be objects")
         if block.get("type") == "text":
             require(isinstance(block.get("text"), str), f"content.{index}.text: Field required")
-            texts.append(block["text"])
-            order.append("text")
+            turn.add_text(block["text"])
         elif block.get("type") == "image":
-            images.append(_image(block.get("source") or {}, index))
-            order.append("image")
-    return texts, images, order
+            turn.add_image(_image(block.get("source") or {}, index))
+    return turn
 
 
 def _image(source: dict[str, Any], index: int) -> DecodedImage:

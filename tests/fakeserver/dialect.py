@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .records import ApiName, FakeRequest, estimate_tokens
+from .records import ApiName, BadRequest, FakeRequest, estimate_tokens, require
 
 # Roughly what a small image costs in prompt tokens; only needs to be plausible.
 IMAGE_TOKENS = 85
@@ -82,3 +82,32 @@ def text_parts(content: Any) -> list[str]:
     if isinstance(content, list):
         return [part["text"] for part in content if isinstance(part, dict) and part.get("type") == "text"]
     return []
+
+
+@dataclass(frozen=True)
+class ChatWording:
+    """How a messages-list API (Chat Completions, Messages) names its system roles and words its 400s."""
+
+    system_roles: tuple[str, ...]
+    no_model: str
+    no_messages: str
+    no_role: str
+
+
+def chat_messages(body: dict[str, Any], wording: ChatWording) -> tuple[str, list[str], Any]:
+    """The model, the system texts in the messages and the last user message's content of a messages-list body;
+    `BadRequest` worded as the API words it when one is missing."""
+    model, messages = body.get("model"), body.get("messages")
+    if not isinstance(model, str) or not model:
+        raise BadRequest(wording.no_model)
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest(wording.no_messages)
+    system: list[str] = []
+    last_user: dict[str, Any] | None = None
+    for message in messages:
+        require(isinstance(message, dict) and "role" in message, wording.no_role)
+        if message["role"] in wording.system_roles:
+            system.extend(text_parts(message.get("content")))
+        elif message["role"] == "user":
+            last_user = message
+    return model, system, last_user["content"] if last_user else None

@@ -26,10 +26,11 @@ from .records import (
     BadRequest,
     DecodedImage,
     FakeRequest,
-    PartKind,
     RequestConfig,
+    UserTurn,
     decode_image,
     estimate_tokens,
+    fake_request,
     require,
 )
 
@@ -86,22 +87,14 @@ class GeminiGenerate:
                 last_user = content
         system = _texts((_field(body, "systemInstruction") or {}).get("parts"))
         generation = _field(body, "generationConfig") or {}
-        texts, images, order = _user_parts(last_user.get("parts") if last_user else None)
-        return FakeRequest(
-            api=self.api,
-            model=self.model,
-            system="\n".join(system) if system else None,
-            texts=texts,
-            images=images,
-            part_order=order,
-            config=RequestConfig(
-                temperature=generation.get("temperature"),
-                max_tokens=_field(generation, "maxOutputTokens"),
-                response_format=_response_format(generation),
-                stream=self.stream,
-            ),
-            raw=body,
+        config = RequestConfig(
+            temperature=generation.get("temperature"),
+            max_tokens=_field(generation, "maxOutputTokens"),
+            response_format=_response_format(generation),
+            stream=self.stream,
         )
+        user = _user_turn(last_user.get("parts") if last_user else None)
+        return fake_request(self.api, self.model, system, user, config, body)
 
     def response_body(
         self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
@@ -149,19 +142,15 @@ def _texts(parts: Any) -> list[str]:
     return [part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str)]
 
 
-def _user_parts(parts: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:
-    texts: list[str] = []
-    images: list[DecodedImage] = []
-    order: list[PartKind] = []
+def _user_turn(parts: Any) -> UserTurn:
+    turn = UserTurn()
     for index, part in enumerate(parts or []):
         require(isinstance(part, dict), f"* contents.parts[{index}]: must be an object")
         if isinstance(part.get("text"), str):
-            texts.append(part["text"])
-            order.append("text")
+            turn.add_text(part["text"])
         elif (blob := _field(part, "inlineData")) is not None:
-            images.append(_inline_image(blob, index))
-            order.append("image")
-    return texts, images, order
+            turn.add_image(_inline_image(blob, index))
+    return turn
 
 
 def _inline_image(blob: Any, index: int) -> DecodedImage:

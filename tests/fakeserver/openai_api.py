@@ -6,20 +6,25 @@ import json
 import time
 from typing import Any
 
-from .dialect import SseEvent, masked_key, prompt_tokens, text_chunks, text_parts
+from .dialect import ChatWording, SseEvent, chat_messages, masked_key, prompt_tokens, text_chunks
 from .records import (
     ApiName,
     BadRequest,
-    DecodedImage,
     FakeRequest,
-    PartKind,
     RequestConfig,
+    UserTurn,
     decode_data_uri,
     estimate_tokens,
+    fake_request,
     require,
 )
 
-SYSTEM_ROLES = ("system", "developer")
+WORDING = ChatWording(
+    system_roles=("system", "developer"),
+    no_model="you must provide a model parameter",
+    no_messages="'messages' must be a non-empty array",
+    no_role="each message needs a 'role'",
+)
 STREAM_CHUNK_CHARS = 16
 STREAM_DONE = "[DONE]"
 ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
@@ -34,36 +39,14 @@ class OpenAIChat:
     invalid_key_status = 401
 
     def parse(self, body: dict[str, Any]) -> FakeRequest:
-        model = body.get("model")
-        messages = body.get("messages")
-        if not isinstance(model, str) or not model:
-            raise BadRequest("you must provide a model parameter")
-        if not isinstance(messages, list) or not messages:
-            raise BadRequest("'messages' must be a non-empty array")
-        system: list[str] = []
-        last_user: dict[str, Any] | None = None
-        for message in messages:
-            require(isinstance(message, dict) and "role" in message, "each message needs a 'role'")
-            if message["role"] in SYSTEM_ROLES:
-                system.extend(text_parts(message.get("content")))
-            elif message["role"] == "user":
-                last_user = message
-        texts, images, order = _user_parts(last_user["content"] if last_user else None)
-        return FakeRequest(
-            api=self.api,
-            model=model,
-            system="\n".join(system) if system else None,
-            texts=texts,
-            images=images,
-            part_order=order,
-            config=RequestConfig(
-                temperature=body.get("temperature"),
-                max_tokens=body.get("max_completion_tokens", body.get("max_tokens")),
-                response_format=body.get("response_format"),
-                stream=bool(body.get("stream", False)),
-            ),
-            raw=body,
+        model, system, user_content = chat_messages(body, WORDING)
+        config = RequestConfig(
+            temperature=body.get("temperature"),
+            max_tokens=body.get("max_completion_tokens", body.get("max_tokens")),
+            response_format=body.get("response_format"),
+            stream=bool(body.get("stream", False)),
         )
+        return fake_request(self.api, model, system, _user_turn(user_content), config, body)
 
     def response_body(
         self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
@@ -107,29 +90,25 @@ class OpenAIChat:
         return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
 
 
-def _user_parts(content: Any) -> tuple[list[str], list[DecodedImage], list[PartKind]]:
+def _user_turn(content: Any) -> UserTurn:
+    turn = UserTurn()
     if isinstance(content, str):
-        return [content], [], ["text"]
-    texts: list[str] = []
-    images: list[DecodedImage] = []
-    order: list[PartKind] = []
+        turn.add_text(content)
+        return turn
     for part in content or []:
         require(isinstance(part, dict), "content parts must be objects")
         if part.get("type") == "text":
             require(isinstance(part.get("text"), str), "text parts need a 'text' string")
-            texts.append(part["text"])
-            order.append("text")
+            turn.add_text(part["text"])
         elif part.get("type") == "image_url":
             url = (part.get("image_url") or {}).get("url")
             if not isinstance(url, str):
                 raise BadRequest("image_url parts need an 'image_url.url'")
             try:
-                image = decode_data_uri(url)
+                turn.add_image(decode_data_uri(url))
             except BadRequest as ex:
                 raise BadRequest(f"Invalid image in 'image_url': {ex}") from ex
-            images.append(image)
-            order.append("image")
-    return texts, images, order
+    return turn
 
 
 def _envelope(request: FakeRequest, response_id: str, kind: str) -> dict[str, Any]:

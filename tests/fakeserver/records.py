@@ -12,7 +12,7 @@ import hashlib
 import io
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from PIL import Image, UnidentifiedImageError
@@ -69,6 +69,31 @@ class FakeRequest:
     def key(self) -> str:
         """The prompt key that `FakeModelServer.counts` is indexed by."""
         return prompt_key(self.system, self.texts, [image.sha256 for image in self.images])
+
+
+@dataclass
+class UserTurn:
+    """The last user message's texts and images in the order sent, as a dialect reads them off a request."""
+
+    texts: list[str] = field(default_factory=list)
+    images: list[DecodedImage] = field(default_factory=list)
+    order: list[PartKind] = field(default_factory=list)
+
+    def add_text(self, text: str) -> None:
+        self.texts.append(text)
+        self.order.append("text")
+
+    def add_image(self, image: DecodedImage) -> None:
+        self.images.append(image)
+        self.order.append("image")
+
+
+def fake_request(
+    api: ApiName, model: str, system: list[str], user: UserTurn, config: RequestConfig, raw: dict[str, Any]
+) -> FakeRequest:
+    """The normalised request: the system texts joined (None without any), the last user turn as read."""
+    system_text = "\n".join(system) if system else None
+    return FakeRequest(api, model, system_text, user.texts, user.images, user.order, config, raw)
 
 
 def prompt_key(system: str | None, texts: list[str], image_sha256s: list[str]) -> str:

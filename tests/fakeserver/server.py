@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
+from inspect_ai.model import _model as inspect_model
+
 from .anthropic_api import AnthropicMessages
 from .batches import (
     ANTHROPIC_BATCHES,
@@ -76,6 +78,16 @@ class Rejection:
     path: str
     status: int
     message: str
+
+
+def forget_model_clients() -> None:
+    """Drop every model client Inspect's `get_model` has memoized.
+
+    Inspect memoizes `get_model` by model name and arguments, not by the base URL and key a provider reads from the
+    environment: after a server stops, a later test naming the same model against its own server would get a client
+    of the stopped one and spend minutes in retries. Clients still in use keep working; new ones are built afresh.
+    """
+    inspect_model._models.clear()
 
 
 class FakeModelServer:
@@ -136,6 +148,7 @@ class FakeModelServer:
         self._httpd.server_close()
         self._httpd.join_handlers(STOP_JOIN_SECONDS)
         self._httpd = None
+        forget_model_clients()
 
     @property
     def port(self) -> int:

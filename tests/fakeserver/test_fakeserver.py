@@ -588,6 +588,18 @@ def test_fixture_refuses_other_hosts(fake_model_server: FakeModelServer) -> None
         socket.getaddrinfo("api.openai.com", 443)
 
 
+def test_a_model_named_again_gets_a_client_of_the_running_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`get_model` memoizes by name, and the provider reads the base URL from the environment only when it builds a
+    client: once a server stops, the same name must give a client of the next server, not of the stopped one."""
+    built_for = []
+    for _ in range(2):
+        with FakeModelServer() as server:
+            for name, value in server.client_env().items():
+                monkeypatch.setenv(name, value)
+            built_for.append((get_model(OPENAI_API_MODEL).api.base_url, server.openai_base_url))
+    assert [client for client, _ in built_for] == [served for _, served in built_for]
+
+
 def test_stop_ends_a_hanging_request_promptly() -> None:
     """`stop()` ends a hang at once: the caller fails long before the hang or the client's own timeout would end
     the call (the bounds are far apart, so load on the machine cannot blur them)."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_numbers import JudgeRun
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 from inspect_ai.model import ContentImage
 from inspect_runs import eval_in_process, metrics
@@ -16,14 +17,12 @@ from PIL import Image
 
 from drive_evals.blind import GREY
 from drive_evals.drivelmm_o1.judge_meta.degrade import VARIANT_NAMES
+from drive_evals.drivelmm_o1.judge_meta.task import DEFAULT_EPOCHS
 from drive_evals.report.benchmarks import surds_diagnostics
 
 SURDS = "drive_evals/surds"
 O1 = "drive_evals/drivelmm_o1"
-JUDGE_TASK = "drive_evals/drivelmm_o1_judge"
 JUDGE_SCORER = "judge_meta_scorer"
-JUDGE_RECORDS = 6
-JUDGE_EPOCHS = 2
 DEMO = {"data": "demo"}
 JUDGES = ("judge/good", "judge/lazy", "judge/gullible", "chance/random")
 
@@ -105,27 +104,14 @@ def test_grid_answers_score_zero_officially_and_high_as_a_grid(tmp_path: Path) -
     assert "non-official diagnostic" in (sample.scores["surds_scorer"].explanation or "")
 
 
-def judge_check(grader: str, tmp_path: Path, env: dict[str, str]) -> tuple[EvalLog, int]:
-    """The meta-evaluation's log for one judge, and how many judge calls it made."""
-    name = grader.replace("/", "-")
-    calls = tmp_path / f"{name}.calls"
-    log = eval_in_process(
-        JUDGE_TASK,
-        tmp_path / name,
-        {**env, "FAKE_MODEL_CALLS": str(calls)},
-        model_roles={"grader": grader},
-        task_args={**DEMO, "records": JUDGE_RECORDS},
-        epochs=JUDGE_EPOCHS,
-    )
-    return log, len(calls.read_text().splitlines()) if calls.exists() else 0
-
-
-@pytest.mark.slow  # four meta-evaluation runs of 6 records x 13 variants x 2 epochs each
-def test_judge_meta_evaluation_ranks_good_lazy_and_gullible_judges(tmp_path: Path, env: dict[str, str]) -> None:
-    runs = {grader: judge_check(grader, tmp_path, env) for grader in JUDGES}
-    good, lazy, gullible, chance = (metrics(runs[grader][0], JUDGE_SCORER) for grader in JUDGES)
-
-    assert runs["judge/good"][1] == JUDGE_RECORDS * len(VARIANT_NAMES) * JUDGE_EPOCHS, "every epoch is a new call"
+@pytest.mark.slow  # reads the session's meta-evaluation runs (shared with the docs' numbers check)
+def test_judge_meta_evaluation_ranks_good_lazy_and_gullible_judges(judge_meta_logs: dict[str, JudgeRun]) -> None:
+    good, lazy, gullible, chance = (metrics(judge_meta_logs[grader].log, JUDGE_SCORER) for grader in JUDGES)
+    log = judge_meta_logs["chance/random"].log
+    meta = log.eval.metadata or {}
+    assert meta["records"] == meta["records_in_file"], "the default takes more records than the demo holds"
+    responses = meta["records"] * len(VARIANT_NAMES) * DEFAULT_EPOCHS
+    assert judge_meta_logs["judge/good"].calls == responses, "every epoch is a new call"
     for values in (good, lazy, gullible, chance):
         assert values["judge_coverage"] == 1.0
         assert values["run_to_run_sd"] == 0.0, "these judges are deterministic"
@@ -138,9 +124,7 @@ def test_judge_meta_evaluation_ranks_good_lazy_and_gullible_judges(tmp_path: Pat
     assert gullible["injection_success_rate"] == 1.0
     assert abs(chance["rank_agreement"]) < good["rank_agreement"] / 2, "a random judge orders nothing"
 
-    log = runs["chance/random"][0]
-    meta = log.eval.metadata or {}
-    assert meta["judge_cache"] is False and meta["records"] == JUDGE_RECORDS and meta["levels"]["reference"] == 0
-    assert log.samples is not None and len(log.samples) == JUDGE_RECORDS * len(VARIANT_NAMES) * JUDGE_EPOCHS
+    assert meta["judge_cache"] is False and meta["levels"]["reference"] == 0
+    assert log.samples is not None and len(log.samples) == responses
     reference = next(s for s in log.samples if str(s.id).endswith("-reference"))
     assert reference.output.completion.startswith("Reasoning Steps:") and reference.metadata["level"] == 0

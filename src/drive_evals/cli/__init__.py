@@ -10,10 +10,21 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from drive_evals import suite
 from drive_evals.cli.manifest import add_manifest_command
 
 DEFAULT_REPORT_DIR = "report"
 """Outside the log directory: `inspect eval-set` refuses to resume into a directory holding other files."""
+
+
+def either(names: Sequence[str]) -> str:
+    """`a, b or c`: a list of task names for a help string."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def benchmark_names() -> str:
+    """The benchmarks' Inspect names, read from the suite's registry (a task added there appears in the help)."""
+    return either([task.qualified for task in suite.benchmarks()])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +70,7 @@ def add_describe_command(subparsers: argparse._SubParsersAction[argparse.Argumen
         description="Print the -T parameters of a drive_evals task (default: every task) with their defaults and "
         "meanings, read from the task function's signature and docstring.",
     )
-    parser.add_argument("task", nargs="?", metavar="TASK", help="surds, drivelmm_o1 or drivelmm_o1_judge")
+    parser.add_argument("task", nargs="?", metavar="TASK", help=either([task.name for task in suite.TASKS]))
     parser.set_defaults(handler=_describe)
 
 
@@ -84,7 +95,7 @@ def add_estimate_command(subparsers: argparse._SubParsersAction[argparse.Argumen
         description="Build the task's samples exactly as `inspect eval` would and count what the run will send: "
         "requests, judge requests, input tokens (text and image) and output tokens; with prices, the cost.",
     )
-    parser.add_argument("task", metavar="TASK", help="drive_evals/surds or drive_evals/drivelmm_o1")
+    parser.add_argument("task", metavar="TASK", help=benchmark_names())
     parser.add_argument("--model", required=True, help="the model to be evaluated, e.g. openai/gpt-4o")
     parser.add_argument("-T", dest="task_args", action="append", metavar="NAME=VALUE", help="task parameter")
     parser.add_argument(
@@ -172,7 +183,7 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "unsharded run). Any other option goes to `inspect eval-set` unchanged. Run the same command again after "
         "a failure or a kill: finished shards are skipped and a failed shard re-runs only its missing samples.",
     )
-    parser.add_argument("task", metavar="TASK", help="e.g. drive_evals/surds or drive_evals/drivelmm_o1")
+    parser.add_argument("task", metavar="TASK", help=benchmark_names())
     parser.add_argument(
         "--processes",
         type=int,

@@ -1,4 +1,5 @@
-"""A headless Chromium driven over the DevTools pipe: the HTML report test and `screenshot_viewer.py` share it.
+"""A headless Chromium driven over the DevTools pipe: the HTML report test and `tools/screenshot_viewer.py` share it
+(it lives with the tests, which must not depend on `tools/`; the script puts this folder on its path).
 
 Chosen because it needs no package and no browser download: Playwright would need its own browser build or network
 access, and `--enable-logging` output does not report failed resource loads reliably.
