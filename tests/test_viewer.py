@@ -150,6 +150,7 @@ def test_judge_meta_log_names_the_bound_judge_as_its_model_without_the_role() ->
 
     from drive_evals.drivelmm_o1.judge_meta.task import judge_as_model
 
+    init_model_roles({})  # an earlier in-process eval may have left its roles bound, which get_model would return
     judge = get_model("chance/random", role="grader", memoize=False)
     init_model_roles({"grader": judge})
     try:
