@@ -14,6 +14,7 @@ import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -152,6 +153,28 @@ def paired_difference(
     low = _boundary(flips, estimate, bounds[0], alpha)
     high = _boundary(flips, estimate, bounds[1], alpha)
     return PairedDifference(ci_low=low, ci_high=high, detectable=detectable, **common)  # type: ignore[arg-type]
+
+
+CSV_TEST_COLUMNS = ("units", "clusters", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value", "p_exact")
+CSV_POWER_COLUMNS = ("detectable_80", "no_interval")
+"""The columns `csv_fields` fills, in the order every paired CSV shows them (a file's own columns around them)."""
+
+
+def csv_fields(result: PairedDifference, mean_a: float, mean_b: float) -> dict[str, Any]:
+    """A comparison's columns in the report's paired CSVs (models, blind gap, paired by level)."""
+    return {
+        "units": result.units,
+        "clusters": result.clusters,
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "difference": result.estimate,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "p_value": result.p_value,
+        "p_exact": result.exact_p,
+        "detectable_80": result.detectable,
+        "no_interval": result.no_interval,
+    }
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
-from drive_evals.report.paired import PairedDifference
+from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
     MIN_SCORE_CLUSTERS,
@@ -295,10 +295,7 @@ def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
     return rows
 
 
-COMPARISON_CSV_COLUMNS = (
-    *("kind", "a", "b", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
-    *("ci_low", "ci_high", "p_value", "p_exact", "p_holm", "detectable_80", "no_interval"),
-)
+COMPARISON_CSV_COLUMNS = ("kind", "a", "b", "metric", *CSV_TEST_COLUMNS, "p_holm", *CSV_POWER_COLUMNS)
 """The columns of `comparison_csv_rows`, named so that a report with no pair still writes its header."""
 
 
@@ -309,18 +306,8 @@ def comparison_csv_rows(comparisons: list[Comparison], kind: str) -> list[dict[s
             "a": c.a.label,
             "b": c.b.label,
             "metric": c.metric,
-            "units": c.result.units,
-            "clusters": c.result.clusters,
-            "mean_a": c.mean_a,
-            "mean_b": c.mean_b,
-            "difference": c.result.estimate,
-            "ci_low": c.result.ci_low,
-            "ci_high": c.result.ci_high,
-            "p_value": c.result.p_value,
-            "p_exact": c.result.exact_p,
+            **csv_fields(c.result, c.mean_a, c.mean_b),
             "p_holm": c.p_holm,
-            "detectable_80": c.result.detectable,
-            "no_interval": c.result.no_interval,
         }
         for c in comparisons
     ]
