@@ -189,8 +189,19 @@ def _bracketed_newton(
         step = x - gap / density if density > 0.0 else math.nan
         if not low < step < high:
             step = (low + high) / 2
-        if step in (low, high) or abs(step - x) <= _NEWTON_TOLERANCE * abs(x):
+        if step in (low, high):
             return step
+        if abs(step - x) <= _NEWTON_TOLERANCE * abs(x):
+            # Converged only if the root lies within the tolerance: the gap changes sign just past the step. Near
+            # a pole (a CDF that is almost a step, as with a success count a rounding error below n) Newton crawls
+            # instead: go on from past the probe, or bisect where the probe leaves the bracket.
+            beyond = step + math.copysign(_NEWTON_TOLERANCE * abs(x), step - x)
+            if not low < beyond < high:
+                step = (low + high) / 2  # the root is within the tolerance of the bracket's end: bisect to it
+            elif (gap_of(beyond) < 0) != (gap < 0):
+                return step
+            else:
+                step = beyond
         x = step
     return x
 
