@@ -8,8 +8,8 @@ the inverted cluster sign-flip test for paired differences) beside the alternati
 printed before (estimate +/- 1.96 clustered SE; a percentile cluster bootstrap beside a sign-flip p-value), so the
 table shows why the choice was made (docs/statistics.md).
 
-    python benchmarks/bench_coverage.py                  # the full table into docs/statistics.md (over 40 min)
-    python benchmarks/bench_coverage.py --replications 200 --clusters 5 9 --no-write
+    python benchmarks/bench_coverage.py --workers 2   # the full table into docs/statistics.md (slow)
+    python benchmarks/bench_coverage.py --others 0 --clusters 20 --shapes paired-effect --no-write   # one cell
 
 tests/test_coverage.py runs a small fixed-seed slice of the same simulation.
 """
