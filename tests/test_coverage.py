@@ -22,20 +22,20 @@ FLOOR = 0.92
 """Nominal 0.95 less about 1.7 standard errors of a 150-replication estimate: a method at 0.87 fails clearly."""
 SINGLE = ("surds-subset", "surds-rare", "surds-overall", "drivelmm-judge")
 PAIRED = ("paired-chance", "paired-effect")
-SHAPES = {shape.name: shape for shape in bench_coverage.SHAPES}
+SHAPES = bench_coverage.SHAPES_BY_NAME
 
 
 @pytest.mark.parametrize("clusters", [5, 9])
 @pytest.mark.parametrize("name", SINGLE)
 def test_score_intervals_cover(name: str, clusters: int) -> None:
-    tally = bench_coverage.simulate(SHAPES[name], clusters, REPLICATIONS)["korn-graubard CR2, t(BM df) (report)"]
+    tally = bench_coverage.simulate(SHAPES[name], clusters, REPLICATIONS, others=0)[bench_coverage.REPORT_SCORE]
     assert tally.shown == tally.total
     assert tally.coverage >= FLOOR, (name, clusters, tally)
 
 
 @pytest.mark.parametrize("name", PAIRED)
 def test_paired_intervals_cover_and_agree_with_p(name: str) -> None:
-    tally = bench_coverage.simulate(SHAPES[name], 9, REPLICATIONS)["sign-flip inverted (report)"]
+    tally = bench_coverage.simulate(SHAPES[name], 9, REPLICATIONS, others=0)[bench_coverage.REPORT_PAIRED]
     assert tally.disagree == 0
     assert tally.shown >= REPLICATIONS // 2
     assert tally.coverage >= FLOOR, (name, tally)
@@ -43,5 +43,5 @@ def test_paired_intervals_cover_and_agree_with_p(name: str) -> None:
 
 def test_no_paired_interval_at_five_clusters() -> None:
     """At 5 clusters no sign-flip test can reject at 5%: no interval rather than a miscalibrated one."""
-    tally = bench_coverage.simulate(SHAPES["paired-chance"], 5, 20)["sign-flip inverted (report)"]
+    tally = bench_coverage.simulate(SHAPES["paired-chance"], 5, 20, others=0)[bench_coverage.REPORT_PAIRED]
     assert tally.shown == 0

@@ -84,6 +84,18 @@ def test_t_and_beta_quantiles_match_tables() -> None:
     assert math.isclose(beta_quantile(0.975, 1, 16), 1 - 0.025 ** (1 / 16), rel_tol=1e-9)
 
 
+def test_quantiles_near_a_pole_reach_it() -> None:
+    """Beta(a, b) with b a rounding error above 0 is all but a step at 1: its 97.5% quantile is 1 to the last bit.
+
+    The xy2d centerness of an oracle averages to 0.9999999999999996 with an SE of 2e-16; a Newton stop on a small
+    step once put that interval's top at 0.9999999999999991, below the estimate (the report's plot then failed).
+    """
+    assert beta_quantile(0.975, 14.5, 5.3e-15) >= 1 - 2**-52
+    low, high = score_interval(0.9999999999999996, 1.8e-16, 16, 16) or (math.nan, math.nan)
+    assert low < 0.9999999999999996 <= high
+    assert math.isclose(beta_quantile(0.975, 0.004163254364648083, 3.8580698786047702), 0.000382192310860, rel_tol=1e-9)
+
+
 def test_zero_of_sixteen_has_a_width() -> None:
     """Before: 0 of 16 correct printed [0.0, 0.0] (SE 0); the same at 16 of 16."""
     low, high = score_interval(0.0, 0.0, 16, 5) or (math.nan, math.nan)

@@ -17,7 +17,8 @@ Inspect's `--cache` keeps the parsed `ModelOutput` only, so when a call is cache
 it (`RAW_CACHE_SUBDIR`, keyed by the cached message's id) and a cache hit reads it back. Where no raw text exists
 (a hit on an entry cached without drive_evals, a provider with no recognised response shape, a log written before
 this module stored replies) the reply is rebuilt from Inspect's parts (`rebuilt_text`) and the sample says so
-(`REPLY_REBUILT_KEY` in its score metadata).
+(`REPLY_REBUILT_KEY` in its score metadata); the log metric `replies_rebuilt` counts those samples, and
+`drive-evals report` shows the count.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +42,7 @@ from inspect_ai.model._model import ModelEventSink, _model_event_sink, use_model
 # Private, but the very parser that split the reply: used only to recognise a visible text that still holds its
 # own think block, so that block is not put back a second time by `rebuilt_text`.
 from inspect_ai.model._reasoning import parse_content_with_reasoning
+from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from inspect_ai.solver import Generate, TaskState
 
 from drive_evals.data import cache_dir
@@ -53,6 +55,8 @@ REBUILT: ReplySource = "rebuilt"
 """No raw response was available: the reply was rebuilt from Inspect's parts (`rebuilt_text`)."""
 REPLY_REBUILT_KEY = "reply_rebuilt"
 """Score.metadata key present only when some reply of the sample was rebuilt: why, per prompt number."""
+REPLIES_REBUILT = "replies_rebuilt"
+"""Log metric: the samples with a rebuilt reply (their score may differ from the official scorer's)."""
 REBUILT_STORE_KEY = "reply_rebuilt"
 """Store key of the per-prompt reasons a reply was rebuilt (None: the provider's text), written by the solver."""
 REPLY_STORE_KEY = "reply_text"
@@ -286,6 +290,29 @@ def rebuilt_note(whys: Sequence[str | None]) -> dict[str, dict[str, str]]:
     """Score.metadata entry naming each rebuilt reply (by prompt number) and why; empty when none was rebuilt."""
     rebuilt = {str(index + 1): why for index, why in enumerate(whys) if why is not None}
     return {REPLY_REBUILT_KEY: rebuilt} if rebuilt else {}
+
+
+def rebuilt_count(metadata: Mapping[str, Any] | None) -> int:
+    """1 when a score's metadata names a rebuilt reply (`rebuilt_note`), else 0."""
+    return 1 if (metadata or {}).get(REPLY_REBUILT_KEY) else 0
+
+
+@metric
+def replies_rebuilt() -> Metric:
+    """`replies_rebuilt`: samples whose reply was rebuilt from Inspect's parts, logged only when there are some.
+
+    Such a reply can differ from the raw text the official scorer reads (a moved `<think>` block, parts joined by
+    newlines), so a non-zero count says some scores may not be the official ones; each sample's score metadata
+    names its rebuilt replies and why. Read from the score metadata, not its value, so the viewer's sample list
+    gains no column. With epochs, Inspect's reducers keep the first epoch's metadata: the count is of samples
+    whose first epoch was rebuilt (`drive-evals report` counts every epoch).
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        total = sum(rebuilt_count(score.score.metadata) for score in scores)
+        return {REPLIES_REBUILT: total} if total else {}
+
+    return compute
 
 
 def stopped_at_token_limit(output: ModelOutput) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -144,6 +144,10 @@ MAX_EFFECTIVE = 1e6
 _BETA_ITERATIONS = 300
 _BETA_EPSILON = 3e-16
 _QUANTILE_STEPS = 200
+_NEWTON_TOLERANCE = 1e-15
+"""Relative step at which Newton's iterate has converged (a few units in the last place)."""
+_MAX_LOG_DENSITY = 700.0
+"""Caps a density near a pole (a or b below 1) below float overflow: the Newton step is then tiny, not infinite."""
 
 
 def t_cdf(x: float, df: float) -> float:
@@ -153,7 +157,7 @@ def t_cdf(x: float, df: float) -> float:
 
 
 def t_quantile(probability: float, df: float) -> float:
-    """The `probability` quantile of Student's t (bisection on `t_cdf`; numpy has no t distribution)."""
+    """The `probability` quantile of Student's t (numpy has no t distribution): `_bracketed_newton` on `t_cdf`."""
     if not 0.0 < probability < 1.0:
         raise ValueError(f"probability must be in (0, 1), got {probability}")
     if probability < 0.5:
@@ -161,12 +165,45 @@ def t_quantile(probability: float, df: float) -> float:
     low, high = 0.0, 1.0
     while t_cdf(high, df) < probability:
         low, high = high, 2 * high
+    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+
+    def log_density(x: float) -> float:
+        return log_norm - (df + 1) / 2 * math.log1p(x * x / df)
+
+    return _bracketed_newton(lambda x: t_cdf(x, df) - probability, log_density, (low + high) / 2, low, high)
+
+
+def _bracketed_newton(
+    gap_of: Callable[[float], float], log_density: Callable[[float], float], x: float, low: float, high: float
+) -> float:
+    """The root in [low, high] of `gap_of` (a CDF minus a probability, so increasing; `log_density` its log slope).
+
+    Newton's method kept inside the bracket that bisection would keep (a step that leaves it bisects instead): as
+    sure as bisection, in a handful of evaluations instead of some sixty. Quantiles are most of the cost of a
+    score interval, and the coverage simulation computes many thousands of intervals.
+    """
     for _ in range(_QUANTILE_STEPS):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        low, high = (middle, high) if t_cdf(middle, df) < probability else (low, middle)
-    return (low + high) / 2
+        gap = gap_of(x)
+        low, high = (x, high) if gap < 0 else (low, x)
+        density = math.exp(min(log_density(x), _MAX_LOG_DENSITY))
+        step = x - gap / density if density > 0.0 else math.nan
+        if not low < step < high:
+            step = (low + high) / 2
+        if step in (low, high):
+            return step
+        if abs(step - x) <= _NEWTON_TOLERANCE * abs(x):
+            # Converged only if the root lies within the tolerance: the gap changes sign just past the step. Near
+            # a pole (a CDF that is almost a step, as with a success count a rounding error below n) Newton crawls
+            # instead: go on from past the probe, or bisect where the probe leaves the bracket.
+            beyond = step + math.copysign(_NEWTON_TOLERANCE * abs(x), step - x)
+            if not low < beyond < high:
+                step = (low + high) / 2  # the root is within the tolerance of the bracket's end: bisect to it
+            elif (gap_of(beyond) < 0) != (gap < 0):
+                return step
+            else:
+                step = beyond
+        x = step
+    return x
 
 
 def _regularized_beta(x: float, a: float, b: float) -> float:
@@ -198,14 +235,13 @@ def _regularized_beta(x: float, a: float, b: float) -> float:
 
 
 def beta_quantile(probability: float, a: float, b: float) -> float:
-    """The `probability` quantile of the Beta(a, b) distribution (bisection on the regularized incomplete beta)."""
-    low, high = 0.0, 1.0
-    for _ in range(_QUANTILE_STEPS):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        low, high = (middle, high) if _regularized_beta(middle, a, b) < probability else (low, middle)
-    return (low + high) / 2
+    """The `probability` quantile of the Beta(a, b) distribution: `_bracketed_newton` on the incomplete beta."""
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+
+    def log_density(x: float) -> float:
+        return log_norm + (a - 1) * math.log(x) + (b - 1) * math.log1p(-x)
+
+    return _bracketed_newton(lambda x: _regularized_beta(x, a, b) - probability, log_density, 0.5, 0.0, 1.0)
 
 
 def score_interval(

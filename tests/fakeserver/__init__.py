@@ -4,16 +4,18 @@ Start one with `with FakeModelServer(policy=fixed_text("B"), fault_plan=FaultPla
 `fake_model_server` fixture, which also sets `server.client_env()`), point a client at `server.openai_base_url`,
 `server.anthropic_base_url` or `server.gemini_base_url`, then assert on `server.requests`, `server.counts` and
 `server.injected`. `FakeModelServer(api_keys={...})` refuses other keys as the API does (401; Gemini 400). A
-policy may return a `Reply` with a thought: Gemini serves it as a `thought: true` part, the other APIs refuse it
-(400). A reply longer than the request's `max_tokens` (about four characters a token) is cut there and reported as
-the APIs do (`finish_reason: "length"`, `stop_reason: "max_tokens"`, `finishReason: "MAX_TOKENS"`). `drive.py`
-holds policies that answer the drive_evals benchmarks (also served in-process as `policy/<name>`); `offline.py`
-keeps tests off the network.
+policy may return a `Reply` with a thought: Gemini serves it as a `thought: true` part, the Responses API as a
+`reasoning` item, the other APIs refuse it (400). A reply longer than the request's `max_tokens` (about four
+characters a token) is cut there and reported as the APIs do (`finish_reason: "length"`, `stop_reason:
+"max_tokens"`, `finishReason: "MAX_TOKENS"`, `incomplete_details.reason: "max_output_tokens"`). `drive.py` holds
+policies that answer the drive_evals benchmarks (also served in-process as `policy/<name>`); `offline.py` keeps
+tests off the network.
 
 What Inspect 0.3.285 sends (read from its providers, confirmed by the self-tests):
 - `openai/<model>` uses Chat Completions, except o-series, gpt-5 and codex names and names without `gpt` (taken
-  for a new frontier model), which use the Responses API (not implemented here: pass `responses_api=False`).
-  It streams only with `on_stream` or `stream_idle_timeout`.
+  for a new frontier model), and any name with `responses_api=True`, which use the Responses API: served only by
+  `FakeModelServer(responses_api=True)` (`openai_responses.py`; a thought becomes a reasoning item), else a 404
+  that says so. It streams only with `on_stream` or `stream_idle_timeout`.
 - `openai-api/<service>/<model>` uses Chat Completions without streaming; it reads `<SERVICE>_API_KEY` and
   `<SERVICE>_BASE_URL` (`client_env()` sets them for the service `fake`).
 - `anthropic/<model>` streams Messages whenever `max_tokens >= 8192` or thinking is on; its default `max_tokens`

@@ -40,8 +40,8 @@ class Dialect(Protocol):
         self, request: FakeRequest, text: str | None, response_id: str, cut: bool = False, thought: str | None = None
     ) -> dict[str, Any]:
         """A complete non-streaming response; `text=None` gives a response with no output; `cut` reports that
-        the text stopped at `max_tokens`; `thought` is the model's thinking (only Gemini serves it: the server
-        refuses a thought for the other APIs before asking for a body)."""
+        the text stopped at `max_tokens`; `thought` is the model's thinking (only Gemini and Responses serve it:
+        the server refuses a thought for the other APIs before asking for a body)."""
         ...
 
     def stream_events(

@@ -1,6 +1,6 @@
 """What the fake servers record: one provider-neutral `FakeRequest` per generation request.
 
-All three APIs are normalised into the same shape so a test can assert on the prompt the model actually received
+All the APIs are normalised into the same shape so a test can assert on the prompt the model actually received
 (system text, the last user turn's text and images, their order) without caring which provider sent it.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from PIL import Image, UnidentifiedImageError
 
-ApiName = Literal["openai", "anthropic", "gemini"]
+ApiName = Literal["openai", "openai-responses", "anthropic", "gemini"]
 PartKind = Literal["text", "image"]
 
 # Length of the hex prompt key: long enough to never collide within a test run, short enough to read.

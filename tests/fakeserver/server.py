@@ -1,7 +1,8 @@
-"""An in-process HTTP server that answers like the OpenAI, Anthropic and Gemini APIs, for offline tests.
+"""An in-process HTTP server that answers like the OpenAI (Chat Completions, Responses), Anthropic and Gemini APIs.
 
-It lets tests drive Inspect's real `openai/`, `openai-api/`, `anthropic/` and `google/` providers (real SDKs, image
-encoding, retries, timeouts) against a scripted model, with faults injected on a deterministic schedule.
+For offline tests: it lets tests drive Inspect's real `openai/`, `openai-api/`, `anthropic/` and `google/` providers
+(real SDKs, image encoding, retries, timeouts) against a scripted model, with faults injected on a deterministic
+schedule.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .dialect import Dialect, SseEvent
 from .faults import Fault, FaultPlan, InjectedFault
 from .gemini_api import BATCH_GET_ROUTE, BATCH_ROUTE, DOWNLOAD_ROUTE, UPLOAD_ROUTE, GeminiGenerate, gemini_route
 from .openai_api import OpenAIChat
+from .openai_responses import OpenAIResponses
 from .policies import Reply, ThinkingPolicy, as_reply, echo
 from .records import BadRequest, FakeRequest, cut_to_limit
 
@@ -44,11 +46,14 @@ TEST_API_KEY = "test-key"
 OPENAI_API_SERVICE = "fake"
 OPENAI = OpenAIChat()
 ANTHROPIC = AnthropicMessages()
+OPENAI_RESPONSES = OpenAIResponses()
 GENERATION_ROUTES: dict[str, Dialect] = {"/v1/chat/completions": OPENAI, "/v1/messages": ANTHROPIC}
+RESPONSES_PATH = "/v1/responses"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 NOT_FOUND_HINTS = {
-    "/v1/responses": "This fake server speaks Chat Completions only. Inspect's openai provider uses the "
-    "Responses API for o-series, gpt-5 and codex model names: use a gpt-4o-style name or responses_api=False."
+    RESPONSES_PATH: "This fake server answers the Responses API only when started with "
+    "FakeModelServer(responses_api=True). Inspect's openai provider uses it for o-series, gpt-5 and codex model "
+    "names: use a gpt-4o-style name or responses_api=False, or enable it."
 }
 # Idle keep-alive connections are closed after this long, so no handler thread outlives its use for long.
 IDLE_CONNECTION_SECONDS = 10.0
@@ -91,10 +96,10 @@ def forget_model_clients() -> None:
 
 
 class FakeModelServer:
-    """OpenAI-, Anthropic- and Gemini-compatible server on 127.0.0.1 with a random free port.
+    """OpenAI- (Chat Completions, Responses), Anthropic- and Gemini-compatible server on 127.0.0.1, a free port.
 
-    Use as a context manager. `policy` and `fault_plan` may be replaced while it runs. `counts`, `requests`,
-    `injected` and `rejections` are thread-safe snapshots.
+    Use as a context manager. `policy`, `fault_plan` and `responses_api` may be replaced while it runs. `counts`,
+    `requests`, `injected` and `rejections` are thread-safe snapshots.
     """
 
     def __init__(
@@ -102,8 +107,12 @@ class FakeModelServer:
         policy: ThinkingPolicy = echo,
         fault_plan: FaultPlan | None = None,
         api_keys: Collection[str] | None = None,
+        responses_api: bool = False,
     ) -> None:
         self.policy = policy
+        self.responses_api = responses_api
+        """Answer `POST /v1/responses` (the Responses API); off, it gets a 404 saying how to avoid or enable it,
+        so a test that meant Chat Completions cannot pass through the Responses API unnoticed."""
         self.fault_plan = fault_plan or FaultPlan()
         self.api_keys = frozenset(api_keys) if api_keys is not None else None
         """Keys accepted (any non-empty key when None); others get the API's 401, as a revoked key would."""
@@ -264,8 +273,11 @@ class FakeModelServer:
             reply = as_reply(self.policy(request))
         except Exception as ex:  # a failing test policy must fail the client call, not hang its retries
             return f"fake server policy raised {type(ex).__name__}: {ex}"
-        if reply.thought is not None and not isinstance(dialect, GeminiGenerate):
-            return f"fake server policy returned a thought, which only the Gemini API serves (not {dialect.api})"
+        if reply.thought is not None and not isinstance(dialect, GeminiGenerate | OpenAIResponses):
+            return (
+                "fake server policy returned a thought, which only the Gemini and Responses APIs serve "
+                f"(not {dialect.api})"
+            )
         return reply
 
 
@@ -353,6 +365,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._gemini_batch_post(path)
             return
         dialect = ANTHROPIC if path == COUNT_TOKENS_PATH else GENERATION_ROUTES.get(path) or gemini_route(path)
+        if path == RESPONSES_PATH and self.server.owner.responses_api:
+            dialect = OPENAI_RESPONSES
         if dialect is None:
             self._read_body()
             self._not_found()

@@ -48,6 +48,7 @@ from . import (
     echo,
     fixed_text,
 )
+from .openai_responses import PART_SPLIT
 
 OPENAI_MODEL = "openai/gpt-4o-mini"
 OPENAI_API_MODEL = f"openai-api/{OPENAI_API_SERVICE}/qwen2.5-vl-7b"
@@ -162,6 +163,67 @@ def test_openai_sdk_streaming(fake_model_server: FakeModelServer) -> None:
     assert len(deltas) > 2 and "".join(deltas) == text
     assert chunks[-1].usage is not None
     assert fake_model_server.requests[0].config.stream
+
+
+def test_openai_sdk_responses(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
+    """`responses.create` with a developer message, an image and a JSON schema; a thought is a reasoning item and
+    text parts are separate `output_text` parts whose concatenation is the SDK's `output_text`."""
+    fake_model_server.responses_api = True
+    fake_model_server.policy = lambda request: Reply("<answer>B" + PART_SPLIT + "</answer>", thought="look left")
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY)
+    text_format: Any = {"type": "json_schema", "name": "answer", "schema": {"type": "object"}, "strict": True}
+    user_content: Any = [
+        {"type": "input_text", "text": QUESTION},
+        {"type": "input_image", "image_url": data_uri(make_png(tmp_path / "a.png")), "detail": "auto"},
+    ]
+    response = client.responses.create(
+        model="gpt-4o-mini",
+        input=[
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": SYSTEM}]},
+            {"type": "message", "role": "user", "content": user_content},
+        ],
+        max_output_tokens=50,
+        temperature=0.2,
+        text={"format": text_format},
+        store=False,
+        include=["reasoning.encrypted_content"],
+    )
+    assert response.output_text == "<answer>B</answer>" and response.status == "completed"
+    reasoning, message = response.output
+    assert reasoning.type == "reasoning" and [s.text for s in reasoning.summary] == ["look left"]
+    assert reasoning.encrypted_content, "asked for with store=False, as Inspect does"
+    assert message.type == "message" and [part.type for part in message.content] == ["output_text"] * 2
+    assert response.usage is not None and response.usage.output_tokens_details.reasoning_tokens > 0
+    (request,) = fake_model_server.requests
+    assert (request.api, request.model, request.system) == ("openai-responses", "gpt-4o-mini", SYSTEM)
+    assert (request.texts, request.part_order) == ([QUESTION], ["text", "image"])
+    assert [(image.width, image.height, image.format) for image in request.images] == [(*IMAGE_SIZE, "PNG")]
+    assert (request.config.temperature, request.config.max_tokens) == (0.2, 50)
+    assert request.config.response_format == text_format
+
+
+def test_openai_sdk_responses_streaming_and_limits(fake_model_server: FakeModelServer) -> None:
+    """Streamed: `response.created`, text deltas, then `response.completed` with the whole response; a reply over
+    `max_output_tokens` comes back `incomplete` with the reason Inspect maps to `max_tokens`."""
+    fake_model_server.responses_api = True
+    text = "a reply long enough to arrive in several stream chunks"
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY)
+    events = list(client.responses.create(model="gpt-4o-mini", input=text, stream=True))
+    assert [e.type for e in events[:2]] == ["response.created", "response.output_text.delta"]
+    assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == text
+    assert events[-1].type == "response.completed" and events[-1].response.output_text == text
+    cut = client.responses.create(model="gpt-4o-mini", input=text, max_output_tokens=3)
+    assert cut.status == "incomplete" and cut.incomplete_details is not None
+    assert cut.incomplete_details.reason == "max_output_tokens" and len(cut.output_text) < len(text)
+
+
+def test_responses_api_answers_only_when_enabled(fake_model_server: FakeModelServer) -> None:
+    """Off (the default), `/v1/responses` is a 404 that says how to enable it or avoid it."""
+    client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY, max_retries=0)
+    with pytest.raises(openai.NotFoundError, match=r"FakeModelServer\(responses_api=True\)"):
+        client.responses.create(model="gpt-4o-mini", input=QUESTION)
+    fake_model_server.responses_api = True
+    assert client.responses.create(model="gpt-4o-mini", input=QUESTION).output_text == QUESTION
 
 
 def test_anthropic_sdk_message(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
@@ -366,7 +428,7 @@ def test_gemini_keys_and_images_get_googles_errors(tmp_path: Path) -> None:
 def test_a_thought_is_refused_where_the_api_has_no_channel_for_it(fake_model_server: FakeModelServer) -> None:
     fake_model_server.policy = lambda request: Reply(text="B", thought="hidden")
     client = openai.OpenAI(base_url=fake_model_server.openai_base_url, api_key=TEST_API_KEY, max_retries=0)
-    with pytest.raises(openai.BadRequestError, match="only the Gemini API serves"):
+    with pytest.raises(openai.BadRequestError, match="only the Gemini and Responses APIs serve"):
         client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": QUESTION}])
 
 

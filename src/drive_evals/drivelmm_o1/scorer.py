@@ -46,6 +46,7 @@ from drive_evals.replies import (
     REPLY_STORE_KEY,
     rebuilt_note,
     rebuilt_text,
+    replies_rebuilt,
     stopped_at_token_limit,
 )
 from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
@@ -199,7 +200,7 @@ def explain(
     return "\n\n".join(parts)
 
 
-@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), panel_agreement(), truncation()])
+@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), panel_agreement(), truncation(), replies_rebuilt()])
 def drivelmm_o1_scorer(
     judge: bool = True,
     judge_attempts: int = JUDGE_ATTEMPTS,

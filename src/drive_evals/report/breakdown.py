@@ -17,7 +17,13 @@ from typing import Any
 
 from drive_evals.report.benchmarks import Benchmark, BreakdownSpec, UnitMetric
 from drive_evals.report.compare import BenchmarkView, paired_units
-from drive_evals.report.paired import PairedDifference, paired_difference
+from drive_evals.report.paired import (
+    CSV_POWER_COLUMNS,
+    CSV_TEST_COLUMNS,
+    PairedDifference,
+    csv_fields,
+    paired_difference,
+)
 from drive_evals.report.runs import Run, Unit, unit_value
 from drive_evals.report.tables import DETECTABLE, Estimate, Table, interval_of, paired_interval, paired_reasons, percent
 from drive_evals.stats import clustered_stderr, equal_group_mean
@@ -240,10 +246,7 @@ def csv_rows(breakdown: Breakdown) -> list[dict[str, Any]]:
     ]
 
 
-PAIRED_CSV_COLUMNS = (
-    *("a", "b", "dimension", "level", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
-    *("ci_low", "ci_high", "p_value", "p_exact", "detectable_80", "no_interval"),
-)
+PAIRED_CSV_COLUMNS = ("a", "b", "dimension", "level", "metric", *CSV_TEST_COLUMNS, *CSV_POWER_COLUMNS)
 """The columns of `paired_csv_rows`, named so that a report with one model still writes its header."""
 
 
@@ -255,17 +258,7 @@ def paired_csv_rows(breakdown: Breakdown) -> list[dict[str, Any]]:
             "dimension": c.dimension,
             "level": c.level,
             "metric": c.metric,
-            "units": c.result.units,
-            "clusters": c.result.clusters,
-            "mean_a": c.mean_a,
-            "mean_b": c.mean_b,
-            "difference": c.result.estimate,
-            "ci_low": c.result.ci_low,
-            "ci_high": c.result.ci_high,
-            "p_value": c.result.p_value,
-            "p_exact": c.result.exact_p,
-            "detectable_80": c.result.detectable,
-            "no_interval": c.result.no_interval,
+            **csv_fields(c.result, c.mean_a, c.mean_b),
         }
         for c in breakdown.comparisons
     ]

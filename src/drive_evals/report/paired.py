@@ -10,9 +10,11 @@ same logs always give the same report. Why this method and its measured coverage
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +26,8 @@ SIGN_FLIPS = 10_000
 SEED = 20_250_601
 POWER = 0.80
 """The power at which the minimum detectable difference is stated."""
+PATTERN_CACHE_SIZE = 16
+"""Cluster counts whose sign patterns are kept (at most SIGN_FLIPS x clusters bytes each: 2 MB at 200 clusters)."""
 CHUNK_ROWS = 1000
 """Sign patterns per matrix product, which bounds memory at CHUNK_ROWS x clusters numbers."""
 TIE_TOLERANCE = 1e-9
@@ -131,7 +135,7 @@ def paired_difference(
     shares, weights = _cluster_shares(differences, cluster_index, group_index)
     cluster_count = shares.size
     estimate = float(shares.sum())
-    signs, exact = _sign_patterns(cluster_count, sign_flips, np.random.default_rng(seed))
+    signs, exact = _sign_patterns(cluster_count, sign_flips, seed)
     flips = _flip_sums(signs, shares, weights)
     p_value = flips.p_value(0.0)
     alpha = 1 - CONFIDENCE
@@ -149,6 +153,28 @@ def paired_difference(
     low = _boundary(flips, estimate, bounds[0], alpha)
     high = _boundary(flips, estimate, bounds[1], alpha)
     return PairedDifference(ci_low=low, ci_high=high, detectable=detectable, **common)  # type: ignore[arg-type]
+
+
+CSV_TEST_COLUMNS = ("units", "clusters", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value", "p_exact")
+CSV_POWER_COLUMNS = ("detectable_80", "no_interval")
+"""The columns `csv_fields` fills, in the order every paired CSV shows them (a file's own columns around them)."""
+
+
+def csv_fields(result: PairedDifference, mean_a: float, mean_b: float) -> dict[str, Any]:
+    """A comparison's columns in the report's paired CSVs (models, blind gap, paired by level)."""
+    return {
+        "units": result.units,
+        "clusters": result.clusters,
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "difference": result.estimate,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "p_value": result.p_value,
+        "p_exact": result.exact_p,
+        "detectable_80": result.detectable,
+        "no_interval": result.no_interval,
+    }
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:
@@ -180,13 +206,22 @@ def _cluster_shares(
     return shares.astype(np.float64), weights.astype(np.float64)
 
 
-def _sign_patterns(cluster_count: int, sign_flips: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.int8], bool]:
-    """All 2^G patterns when they fit in `sign_flips`, else the identity plus `sign_flips` random ones."""
+@functools.lru_cache(maxsize=PATTERN_CACHE_SIZE)
+def _sign_patterns(cluster_count: int, sign_flips: int, seed: int) -> tuple[npt.NDArray[np.int8], bool]:
+    """All 2^G patterns when they fit in `sign_flips`, else the identity plus `sign_flips` random ones.
+
+    A pure function of its arguments (a fresh generator from `seed`), so it is kept: a report's rows, and a
+    coverage simulation's thousands of draws, share the patterns of each cluster count. Read-only.
+    """
     if 2**cluster_count <= sign_flips:
         bits = (np.arange(2**cluster_count)[:, None] >> np.arange(cluster_count)) & 1
-        return (1 - 2 * bits).astype(np.int8), True
-    drawn = rng.choice(np.array([-1, 1], dtype=np.int8), size=(sign_flips, cluster_count))
-    return np.vstack([np.ones((1, cluster_count), dtype=np.int8), drawn]), False
+        signs = (1 - 2 * bits).astype(np.int8)
+        exact = True
+    else:
+        drawn = np.random.default_rng(seed).choice(np.array([-1, 1], dtype=np.int8), size=(sign_flips, cluster_count))
+        signs, exact = np.vstack([np.ones((1, cluster_count), dtype=np.int8), drawn]), False
+    signs.flags.writeable = False
+    return signs, exact
 
 
 def _flip_sums(signs: npt.NDArray[np.int8], v: FloatArray, w: FloatArray) -> _FlipSums:

@@ -25,6 +25,7 @@ from inspect_ai.model import ModelConfig
 
 from drive_evals.baseline import effective_model_args
 from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
+from drive_evals.replies import rebuilt_count
 from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
 from drive_evals.shard import SHARD_KEY
 
@@ -48,6 +49,8 @@ OPERATIONAL_GENERATE = frozenset(
 
 MISSING = "missing"
 """Unit value: 1 for a planned unit whose sample errored (no reply, no score)."""
+REBUILT = "rebuilt"
+"""Unit value: the share of the unit's epochs whose reply was rebuilt from Inspect's parts (`replies.rebuilt_count`)."""
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,7 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
         for key, value in score.value.items():
             if isinstance(value, (int, float)) and not math.isnan(value):
                 values[sample_id][key].append(float(value))
+        values[sample_id][REBUILT].append(float(rebuilt_count(score.metadata)))
         if spec is not None:
             levels[sample_id] = spec.levels(metadata)
             for dimension, level in spec.outcomes(score, metadata).items():
@@ -267,6 +271,12 @@ def _unit_keys(benchmark: Benchmark, sample: EvalSampleSummary) -> tuple[str, st
 def missing_count(run: Run) -> int:
     """Units planned but without a reply: their sample errored in every epoch."""
     return sum(unit.values.get(MISSING) == 1.0 for unit in run.units.values())
+
+
+def rebuilt_units(run: Run) -> float:
+    """Units whose reply was rebuilt, not read raw (a share of a unit where only some of its epochs were)."""
+    total = sum(unit.values.get(REBUILT, 0.0) for unit in run.units.values())
+    return int(total) if float(total).is_integer() else round(total, 2)
 
 
 def unit_value(unit: Unit, metric: UnitMetric) -> float | None:

@@ -16,8 +16,8 @@ from urllib.parse import unquote, urlparse
 
 from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
-from drive_evals.report.paired import PairedDifference
-from drive_evals.report.runs import Run, missing_count, unit_value
+from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
+from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
     MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
@@ -149,6 +149,15 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "missing: planned units whose sample errored (no reply); they are in `units` and count as the official "
             "scorer counts a missing reply (SURDS: invalid, 0; DriveLMM-o1: unjudged). `inspect eval-retry` runs them."
         )
+    rebuilt = [f"{label(view, run)} {rebuilt_units(run)}" for run in view.runs if rebuilt_units(run)]
+    if with_units and rebuilt:
+        notes.append(
+            "rebuilt: units whose reply was rebuilt from Inspect's parts, not read as the provider returned it: "
+            f"{', '.join(rebuilt)}. No raw response was kept (a cache hit on an entry stored without its raw text, "
+            "or a provider whose response drive_evals does not read), and a rebuilt reply can score differently "
+            "from the official scorer; each sample's score metadata (`reply_rebuilt`) says why. A cache hit is "
+            "read raw again when re-run without `--cache`."
+        )
     if any(f"({NO_INTERVAL})" in cell for row in rows for cell in row):
         notes.append(
             f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s, too few to estimate "
@@ -261,6 +270,7 @@ def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
     for run in view.runs:
         row: dict[str, Any] = {"model": run.label, "source": "log", "log": run.log_name, "units": len(run.units)}
         row["missing"] = missing_count(run)
+        row["rebuilt"] = rebuilt_units(run)
         for column in columns:
             if column.kind == "estimate":
                 value = estimate(run, column.metric)
@@ -285,10 +295,7 @@ def score_csv_rows(view: BenchmarkView) -> list[dict[str, Any]]:
     return rows
 
 
-COMPARISON_CSV_COLUMNS = (
-    *("kind", "a", "b", "metric", "units", "clusters", "mean_a", "mean_b", "difference"),
-    *("ci_low", "ci_high", "p_value", "p_exact", "p_holm", "detectable_80", "no_interval"),
-)
+COMPARISON_CSV_COLUMNS = ("kind", "a", "b", "metric", *CSV_TEST_COLUMNS, "p_holm", *CSV_POWER_COLUMNS)
 """The columns of `comparison_csv_rows`, named so that a report with no pair still writes its header."""
 
 
@@ -299,18 +306,8 @@ def comparison_csv_rows(comparisons: list[Comparison], kind: str) -> list[dict[s
             "a": c.a.label,
             "b": c.b.label,
             "metric": c.metric,
-            "units": c.result.units,
-            "clusters": c.result.clusters,
-            "mean_a": c.mean_a,
-            "mean_b": c.mean_b,
-            "difference": c.result.estimate,
-            "ci_low": c.result.ci_low,
-            "ci_high": c.result.ci_high,
-            "p_value": c.result.p_value,
-            "p_exact": c.result.exact_p,
+            **csv_fields(c.result, c.mean_a, c.mean_b),
             "p_holm": c.p_holm,
-            "detectable_80": c.result.detectable,
-            "no_interval": c.result.no_interval,
         }
         for c in comparisons
     ]

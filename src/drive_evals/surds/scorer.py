@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from drive_evals.replies import NO_CALL, REBUILT_STORE_KEY, rebuilt_note, rebuilt_text, stopped_at_token_limit
+from drive_evals.replies import (
+    NO_CALL,
+    REBUILT_STORE_KEY,
+    rebuilt_note,
+    rebuilt_text,
+    replies_rebuilt,
+    stopped_at_token_limit,
+)
 from drive_evals.surds.conventions import describe, diagnose
 from drive_evals.surds.metrics import (
     CONVENTIONS_KEY,
@@ -110,7 +117,7 @@ def describe_truncation(truncated: Sequence[bool]) -> str:
     return f"\n\n{label} {', '.join(cut)} stopped at the output token limit (`max_tokens`): scored as written."
 
 
-@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), truncation(), surds_lost()])
+@scorer(metrics=[surds_scores(), surds_stderr(), surds_validity(), truncation(), surds_lost(), replies_rebuilt()])
 def surds_scorer() -> Scorer:
     """Official SURDS scoring of one unit: first `<answer>` block, validity gate, exact match or centerness.
 
