@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from .dialect import SseEvent, masked_key, prompt_tokens, text_chunks, text_parts
-from .openai_api import ERROR_TYPES, RATE_LIMIT_ERROR, SYSTEM_ROLES
+from .openai_api import ERROR_TYPES, RATE_LIMIT_ERROR, WORDING
 from .records import (
     ApiName,
     BadRequest,
@@ -62,7 +62,7 @@ class OpenAIResponses:
             require(isinstance(item, dict) and "role" in item, "each input message needs a 'role'")
             kind = item.get("type", "message")
             require(kind == "message", f"input items of type {kind!r} are not served here")
-            if item["role"] in SYSTEM_ROLES:
+            if item["role"] in WORDING.system_roles:
                 system.extend(_input_texts(item.get("content")))
             elif item["role"] == "user":
                 last_user = item.get("content")
