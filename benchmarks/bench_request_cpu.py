@@ -292,6 +292,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per cell of the connections table")
     parser.add_argument("--pairs", type=int, default=PAIRS, help="(baseline, candidate) pairs per candidate")
     parser.add_argument("--no-table", action="store_true", help="skip the per-connection table")
+    parser.add_argument(
+        "--table-tasks", nargs="+", choices=("control", "surds"), default=["control", "surds"], help="rows of the table"
+    )
     parser.add_argument("--no-candidates", action="store_true", help="skip the candidates")
     parser.add_argument(
         "--candidate-tasks",
@@ -310,7 +313,7 @@ def main() -> None:
     sections = []
     if not args.no_table:
         rows = []
-        for name in ("control", "surds"):
+        for name in args.table_tasks:
             cells = []
             for connections in args.connections:
                 units = units_for(workloads[name], args.requests)
