@@ -344,11 +344,15 @@ def main() -> None:
         "write are outside it. Table cells: the median of "
         f"{args.repeats} runs (their range; requests of a run, of its window, and a run's whole CPU). Baseline "
         f"options: `{' '.join(BASELINE)}`.",
-        f"- candidates: {args.pairs} interleaved (baseline, candidate) pairs each; a verdict other than `no effect` "
-        "needs every pair's ratio beyond the baseline runs' relative range, on the same side of 1.",
         "- control: `benchmarks/control_task.py` (one 1600x900 WebP a sample, a scorer that only reads the answer, "
         "2 live metrics); SURDS: subsets depth and distance on full-size data.",
     ]
+    if compared:
+        notes.insert(
+            1,
+            f"- candidates: {args.pairs} interleaved (baseline, candidate) pairs each; a verdict other than "
+            "`no effect` needs every pair's ratio beyond the baseline runs' relative range, on the same side of 1.",
+        )
     if args.judge:
         notes.append(judge_note(compared[-1]))
         notes.append(
