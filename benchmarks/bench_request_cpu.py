@@ -102,6 +102,8 @@ CANDIDATES = (
     ),
     Candidate("Inspect's default logging (realtime buffer, images)", "surds", replace_baseline=("--display", "plain")),
 )
+VERSUS_CONTROL = Candidate("SURDS itself, against the control task", "surds", baseline_workload="control")
+"""What is ours, as a pair: the same options, one task against the other, interleaved."""
 JUDGE_CANDIDATE = Candidate(
     "the judge, a second model client (`--model-role grader=...`), against `-T judge=false`",
     JUDGED,
@@ -263,7 +265,9 @@ def measure_candidate(
     base_ms, candidate_ms = ([run.ms for run in series] for series in (base_runs, runs))
     ratio, low, high = median_range(ratios)
     row = [
-        candidate.workload if candidate.baseline_workload is None else f"{candidate.baseline_workload} -> {JUDGED}",
+        candidate.workload
+        if candidate.baseline_workload is None
+        else f"{candidate.baseline_workload} -> {candidate.workload}",
         candidate.label,
         "{:.1f} ms ({:.1f}-{:.1f})".format(*median_range(base_ms)),
         "{:.1f} ms ({:.1f}-{:.1f})".format(*median_range(candidate_ms)),
@@ -304,6 +308,7 @@ def main() -> None:
         help="only the candidates of these tasks (to run the candidates in parallel benchmark processes)",
     )
     parser.add_argument("--judge", action="store_true", help="add DriveLMM-o1's judge as a candidate")
+    parser.add_argument("--versus-control", action="store_true", help="add SURDS against the control as a candidate")
     parser.add_argument("--o1-frames", type=int, default=JUDGE_FRAMES, help="DriveLMM-o1 frames for --judge")
     args = parser.parse_args()
     workloads = {"control": control_workload(args.requests), "surds": surds_workload()}
@@ -325,7 +330,11 @@ def main() -> None:
             rows.append([name, *cells])
         sections.append(table(["task", *(f"{c} connections" for c in args.connections)], rows))
     chosen = [] if args.no_candidates else [c for c in CANDIDATES if c.workload in args.candidate_tasks]
-    candidates = [*chosen, *([JUDGE_CANDIDATE] if args.judge else [])]
+    candidates = [
+        *chosen,
+        *([VERSUS_CONTROL] if args.versus_control else []),
+        *([JUDGE_CANDIDATE] if args.judge else []),
+    ]
     compared = [measure_candidate(c, workloads, args.requests, args.latency, args.pairs) for c in candidates]
     if compared:
         header = [
