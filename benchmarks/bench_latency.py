@@ -28,7 +28,7 @@ from pathlib import Path
 from bench_drivelmm import CACHE_ENV, frame_views
 from bench_surds_run import MAX_TOKENS, MODEL, TEMPERATURE
 from common import INSPECT_CACHE_ENV, ensure_evalscope, measure, report, table
-from fullsize_data import bench_dir, ensure_drivelmm, ensure_surds
+from fullsize_data import O1_FRAMES, bench_dir, ensure_drivelmm, ensure_surds
 from instant_server import FakeRequest, InstantServer, instant_policy
 
 from drive_evals.data import LocalSnapshot
@@ -65,6 +65,7 @@ class LatencyServer(InstantServer):
         self._span_lock = threading.Lock()
         self._first: float | None = None
         self._last: float | None = None
+        self._answered = 0
 
     def _answer_late(self, request: FakeRequest) -> str:
         with self._span_lock:
@@ -74,7 +75,14 @@ class LatencyServer(InstantServer):
         answer = instant_policy(request)
         with self._span_lock:
             self._last = time.monotonic()
+            self._answered += 1
         return answer
+
+    @property
+    def answered(self) -> int:
+        """Requests answered so far (each after `latency`)."""
+        with self._span_lock:
+            return self._answered
 
     @property
     def span_s(self) -> float:
@@ -123,24 +131,33 @@ class Workload:
     """The task, its models and its `-T` values."""
     env: dict[str, str]
     data_root: Path
+    unit_requests: tuple[int, ...] = ()
+    """Requests of each unit in dataset order, where units differ (SURDS: one or two prompts)."""
 
     @property
     def requests_per_unit(self) -> float:
         return self.requests / self.units
 
+    def requests_for(self, units: int) -> int:
+        """Requests of the first `units` units (what `--limit units` sends)."""
+        return sum(self.unit_requests[:units]) if self.unit_requests else round(units * self.requests_per_unit)
+
 
 def surds_workload() -> Workload:
     root = ensure_surds()
     samples = load_surds(LocalSnapshot(root, "local"), list(SUBSETS), "metadata").dataset
-    prompts = sum(len((s.metadata or {})["prompts"]) for s in samples)
+    prompts = tuple(len((s.metadata or {})["prompts"]) for s in samples)
     task_args = ["drive_evals/surds", "--model", f"openai-api/fake/{MODEL}", "-T", f"data={root}"]
     task_args += ["-T", f"subsets={','.join(SUBSETS)}"]
-    return Workload(f"SURDS subsets {', '.join(SUBSETS)}", len(samples), prompts, task_args, {}, root)
+    return Workload(f"SURDS subsets {', '.join(SUBSETS)}", len(samples), sum(prompts), task_args, {}, root, prompts)
 
 
-def drivelmm_workload() -> Workload:
-    """DriveLMM-o1 with its judge on the same server; the grids are built once, before any cell is timed."""
-    layout = ensure_drivelmm()
+def drivelmm_workload(frame_count: int = O1_FRAMES) -> Workload:
+    """DriveLMM-o1 with its judge on the same server; the grids are built once, before any cell is timed.
+
+    `frame_count` below 539: the first frames of the full-size data only (fullsize_data.ensure_drivelmm).
+    """
+    layout = ensure_drivelmm(frames=frame_count)
     records, _, frames = frame_views(layout)
     cache = bench_dir() / "latency-cache"
     build_grids(frames, cache / "grids", workers=os.cpu_count() or 1)

@@ -6,10 +6,15 @@ fake OpenAI server in this process, and count at the server what each prompt cos
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
+import zipfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,14 +22,28 @@ from typing import Any
 import pytest
 from fakeserver import FakeModelServer, FakeRequest, Gate, Policy
 from fakeserver.drive import drive_policy
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import Model, get_model
-from inspect_runs import TIMEOUT_SECONDS, eval_in_process
+from inspect_ai.model import ChatMessage, Model, get_model
+from inspect_ai.scorer import match
+from inspect_ai.solver import generate
+from inspect_runs import TIMEOUT_SECONDS, eval_in_process, mockllm
 from test_shards import _metrics, _sample_scores
 
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY
-from drive_evals.cli.run_processes import RunError, plan_shards, split_total
+from drive_evals.cli.run_processes import (
+    JOURNAL_MEMBERS,
+    START_MEMBER,
+    Progress,
+    RunError,
+    ShardCount,
+    ShardCounter,
+    plan_shards,
+    split_total,
+)
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 
 MODEL = "openai-api/fake/model"
@@ -86,6 +105,117 @@ def test_bad_options_are_refused_before_any_process_starts(
 def test_other_commands_still_refuse_unknown_options() -> None:
     with pytest.raises(SystemExit):
         main(["describe", "surds", "--bogus"])
+
+
+SAMPLES, EPOCHS, FAILING = 5, 2, "q3"
+"""The progress tests' run: 5 samples x 2 epochs, the model failing on one question (2 errored samples of 10)."""
+LOGGED = 4
+"""Journal entries (one sample each: `log_buffer=1`, one sample at a time) kept in the copy of a log being written."""
+
+
+def _reply(messages: list[ChatMessage]) -> str:
+    if messages[-1].text == FAILING:
+        raise RuntimeError("the model failed on this question")
+    return "a"
+
+
+def _shard_log(log_dir: Path) -> Path:
+    """A finished Inspect log of the progress tests' run, with its errored samples, in `log_dir`."""
+    task = Task(dataset=[Sample(input=f"q{i}", target="a", id=f"s{i}") for i in range(SAMPLES)], scorer=match())
+    (log,) = inspect_eval(
+        task,
+        model=mockllm(_reply),
+        solver=generate(),
+        log_dir=str(log_dir),
+        epochs=EPOCHS,
+        log_buffer=1,  # with one sample at a time: one journal entry a sample, as a slow run writes them
+        max_samples=1,
+        fail_on_error=False,
+        display="none",
+    )
+    assert log.status == "success" and len([s for s in log.samples or [] if s.error]) == EPOCHS
+    [path] = log_dir.glob("*.eval")
+    return path
+
+
+def _copy_members(source: Path, target: Path, keep: int) -> None:
+    """`source` as it was when only its first `keep` journal entries had been flushed: start.json and those."""
+    with zipfile.ZipFile(source) as archive:
+        journal = sorted(
+            (n for n in archive.namelist() if n.startswith(JOURNAL_MEMBERS)), key=lambda n: int(Path(n).stem)
+        )
+        with zipfile.ZipFile(target, "w") as copy:
+            for name in [START_MEMBER, *journal[:keep]]:
+                copy.writestr(name, archive.read(name))
+
+
+def test_progress_counts_samples_done_of_planned_and_errors_from_each_shard_log(tmp_path: Path) -> None:
+    first, second = plan_shards(2, tmp_path, [])
+    finished = _shard_log(first.log_dir)
+    counter = ShardCounter(first)
+    planned = SAMPLES * EPOCHS
+    assert counter.count() == ShardCount(done=planned, planned=planned, errors=EPOCHS)
+
+    # A log in the middle of its run: the shard's task has started and flushed its first samples.
+    second.log_dir.mkdir()
+    writing = second.log_dir / finished.name
+    _copy_members(finished, writing, LOGGED)
+    later = ShardCounter(second)
+    partial = later.count()
+    assert partial.done == LOGGED and partial.planned == planned
+    with zipfile.ZipFile(writing) as archive:
+        logged = [name for name in archive.namelist() if name.startswith(JOURNAL_MEMBERS)]
+        inputs = [summary["input"] for name in logged for summary in json.loads(archive.read(name))]
+    assert partial.errors == inputs.count(FAILING)
+    # ...caught while Inspect rewrites the file: the last count stands, nothing raises
+    writing.write_bytes(finished.read_bytes()[: finished.stat().st_size // 2])
+    assert later.count() == partial
+    # ...and finished: the same counts as read from the start
+    shutil.copyfile(finished, writing)
+    assert later.count() == counter.count()
+
+    progress = Progress("drive_evals/surds", [first, second], sys.stdout)
+    line = progress.line(running=1, failed=1)
+    assert re.fullmatch(
+        rf"drive_evals/surds: {2 * planned}/{2 * planned} samples \(100%\), {2 * EPOCHS} errors; "
+        rf"1 of 2 shard processes running, 1 failed; \d+ s; "
+        rf"shards 1: {planned}/{planned} \({EPOCHS} errors\), 2: {planned}/{planned} \({EPOCHS} errors\)",
+        line,
+    ), line
+
+
+def test_progress_before_a_shard_has_started_counts_what_it_knows(tmp_path: Path) -> None:
+    first, second = plan_shards(2, tmp_path, [])
+    _shard_log(first.log_dir)
+    line = Progress("t", [first, second], sys.stdout).line(running=2)
+    planned = SAMPLES * EPOCHS
+    assert re.fullmatch(
+        rf"t: {planned}/\? samples, {EPOCHS} errors; 2 of 2 shard processes running; \d+ s; "
+        rf"shards 1: {planned}/{planned} \({EPOCHS} errors\), 2: 0/\?",
+        line,
+    ), line
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+COLUMNS = 50
+
+
+def test_progress_on_a_terminal_rewrites_one_line_that_fits_its_width(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(COLUMNS))  # read by shutil.get_terminal_size
+    terminal = Terminal()
+    progress = Progress("drive_evals/surds", plan_shards(8, tmp_path, []), terminal)
+    assert len(progress.line(running=8)) > COLUMNS  # eight shards do not fit in 50 columns
+    progress.update(running=8)
+    progress.update(running=0, final=True)
+    first, second = terminal.getvalue().split("\r\033[K")[1:]
+    assert len(first) == COLUMNS - 1 and first.endswith("...") and first.startswith("drive_evals/surds: 0/? samples")
+    assert second.endswith("...\n") and "\n" not in second[:-1]
 
 
 class FailOnce:
@@ -157,6 +287,8 @@ def test_a_failed_shard_exits_non_zero_and_the_rerun_pays_for_nothing_twice(
 
     status, output = _drive_evals_run(task_args, log_dir, server, tmp_path)
     assert status == 0, output
+    total = len(whole.samples or [])
+    assert f": {total}/{total} samples (100%), 0 errors; 0 of {PROCESSES} shard processes running" in output
     paid = _answered(server) - before
     assert paid == unsharded, "every prompt answered as often as in the unsharded run: none paid twice"
     _assert_same_run(read_eval_log(str(log_dir / "merged.eval")), whole)
@@ -240,6 +372,12 @@ def test_a_killed_run_resumes_paying_only_for_what_was_in_flight(
         process.wait()
     gate.released.set()
     assert not (tmp_path / "run" / "merged.eval").exists()
+    # what the killed shards had logged, as the progress line counts it
+    counts = [ShardCounter(shard).count() for shard in plan_shards(PROCESSES, tmp_path / "run", [])]
+    sizes = [len(drivelmm_o1(data="demo", judge=False, shard=f"{i}/{PROCESSES}").dataset) for i in (1, 2)]
+    assert [count.planned for count in counts] == sizes, counts
+    assert all(count.done < (count.planned or 0) for count in counts) and sum(c.done for c in counts) > 0, counts
+    assert not any(count.errors for count in counts), counts
 
     status, output = _drive_evals_run(args, tmp_path / "run", server, tmp_path)
     assert status == 0, output

@@ -87,7 +87,8 @@ def _check_shards(logs: Sequence[EvalLog], names: Sequence[str]) -> list[tuple[E
 def _merge(shards: Sequence[tuple[EvalLog, str]]) -> EvalLog:
     """One log with every shard's samples, summed usage and recomputed metrics; the header is shard 1's."""
     logs = [log for log, _ in shards]
-    merged = logs[0].model_copy(deep=True)
+    # Shard 1's header, stats and results, copied without its samples: deep-copying them too was 15% of a merge.
+    merged = logs[0].model_copy(update={"samples": None}).model_copy(deep=True)
     samples = [sample for log in logs for sample in log.samples or []]
     keys = [(sample.id, sample.epoch) for sample in samples]
     if len(set(keys)) != len(keys):

@@ -13,18 +13,20 @@ log, copying every sample the log holds, so only the missing samples are sent ag
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -151,50 +153,143 @@ def finished_log(shard: ShardProcess) -> str | None:
     return None
 
 
-def logged_samples(shard: ShardProcess) -> int:
-    """Samples already written to the shard's logs (read from the .eval zip's directory; 0 while unreadable).
+START_MEMBER = "_journal/start.json"
+"""Written when a shard's task starts: its eval spec, with the sample ids it will run."""
+JOURNAL_MEMBERS = "_journal/summaries/"
+"""Each flush of Inspect's log buffer adds `N.json` here: the summaries of the samples it wrote."""
+SUMMARIES_MEMBER = "summaries.json"
+"""A finished log's summaries, all in one member."""
 
-    A retried shard's new log starts with the samples it copied from the failed one, so the newest log counts.
-    """
+
+@dataclass(frozen=True)
+class ShardCount:
+    """A shard's samples: logged, planned (None until its task has started) and logged with an error."""
+
+    done: int = 0
+    planned: int | None = None
+    errors: int = 0
+
+
+def newest_log(shard: ShardProcess) -> Path | None:
+    """The shard's newest `.eval` file: a retried shard's new log starts with the samples it copied from the old."""
     logs = sorted(shard.log_dir.glob("*.eval"), key=lambda path: path.stat().st_mtime) if shard.log_dir.is_dir() else []
-    if not logs:
-        return 0
-    try:
-        with zipfile.ZipFile(logs[-1]) as archive:
-            return sum(name.startswith("samples/") for name in archive.namelist())
-    except (OSError, zipfile.BadZipFile):  # being written at this moment: the next refresh reads it
-        return 0
+    return logs[-1] if logs else None
+
+
+class ShardCounter:
+    """Counts a shard's samples from its newest log, reading only what was added since the last count.
+
+    The progress line is refreshed every few seconds while the shards run on the same cores, so it must not
+    re-parse a log that grows to thousands of samples: a log unchanged since the last count is not opened, and
+    each journal member (which, once written, never changes) is read once. The counts are Inspect's sample
+    summaries (one per sample and epoch; a later one replaces an earlier), read as plain JSON.
+    """
+
+    def __init__(self, shard: ShardProcess) -> None:
+        self.shard = shard
+        self._log: Path | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._planned: int | None = None
+        self._read: set[str] = set()
+        self._errored: dict[tuple[str, int], bool] = {}
+        self._last = ShardCount()
+
+    def count(self) -> ShardCount:
+        log = newest_log(self.shard)
+        if log is None:
+            return self._last
+        if log != self._log:  # a new attempt: its own plan and samples
+            self._log, self._stamp, self._planned, self._read, self._errored = log, None, None, set(), {}
+        try:
+            stat = log.stat()
+            if (stat.st_mtime_ns, stat.st_size) == self._stamp:
+                return self._last
+            with zipfile.ZipFile(log) as archive:
+                self._read_new(archive)
+        except (OSError, zipfile.BadZipFile, KeyError, TypeError, ValueError):  # being rewritten: read it next time
+            return self._last
+        self._stamp = (stat.st_mtime_ns, stat.st_size)
+        self._last = ShardCount(len(self._errored), self._planned, sum(self._errored.values()))
+        return self._last
+
+    def _read_new(self, archive: zipfile.ZipFile) -> None:
+        names = set(archive.namelist())
+        if self._planned is None and START_MEMBER in names:
+            spec = json.loads(archive.read(START_MEMBER))["eval"]
+            ids = spec["dataset"].get("sample_ids")
+            self._planned = None if ids is None else len(ids) * (spec["config"].get("epochs") or 1)
+        if SUMMARIES_MEMBER in names:  # finished: the whole list at once, replacing what the journal said
+            if SUMMARIES_MEMBER not in self._read:
+                self._errored = {}
+                self._add(json.loads(archive.read(SUMMARIES_MEMBER)))
+                self._read.add(SUMMARIES_MEMBER)
+            return
+        journal = [name for name in names - self._read if name.startswith(JOURNAL_MEMBERS)]
+        for name in sorted(journal, key=lambda name: int(Path(name).stem)):  # in the order they were written
+            self._add(json.loads(archive.read(name)))
+            self._read.add(name)
+
+    def _add(self, summaries: list[dict[str, Any]]) -> None:
+        for summary in summaries:
+            self._errored[(str(summary["id"]), int(summary["epoch"]))] = summary.get("error") is not None
+
+
+def _errors(count: int) -> str:
+    return f"{count} error" + ("" if count == 1 else "s")
+
+
+def _of(done: int, planned: int | None) -> str:
+    return f"{done}/{'?' if planned is None else planned}"
 
 
 class Progress:
-    """One line for all shards: samples logged (in steps of Inspect's log buffer), running and finished shards."""
+    """One line for all shards: samples logged of planned and errors (overall, then per shard), processes, time.
+
+    Samples count once they are in a shard's log, so the counts move in steps of Inspect's log buffer; a shard's
+    planned count is known once its task has started (`?` before).
+    """
 
     def __init__(self, task: str, shards: Sequence[ShardProcess], stream: TextIO) -> None:
-        self.task, self.shards, self.stream = task, shards, stream
+        self.task, self.stream = task, stream
+        self.counters = [ShardCounter(shard) for shard in shards]
         self.live = stream.isatty()
         self.started = time.monotonic()
         self.last_printed = 0.0
 
-    def line(self, running: int) -> str:
-        counts = [logged_samples(shard) for shard in self.shards]
-        elapsed = time.monotonic() - self.started
-        shards = " ".join(f"{count}" for count in counts)
-        return (
-            f"{self.task}: {sum(counts)} samples logged (per shard: {shards}), "
-            f"{running} of {len(self.shards)} shard processes running, {elapsed:.0f} s"
+    def line(self, running: int, failed: int = 0) -> str:
+        counts = [counter.count() for counter in self.counters]
+        plans = [count.planned for count in counts]
+        planned = None if None in plans else sum(plan or 0 for plan in plans)
+        done, errors = sum(count.done for count in counts), sum(count.errors for count in counts)
+        overall = f"{_of(done, planned)} samples" + (f" ({100 * done / planned:.0f}%)" if planned else "")
+        processes = f"{running} of {len(counts)} shard processes running" + (f", {failed} failed" if failed else "")
+        shards = ", ".join(
+            f"{counter.shard.index}: {_of(count.done, count.planned)}"
+            + (f" ({_errors(count.errors)})" if count.errors else "")
+            for counter, count in zip(self.counters, counts, strict=True)
         )
+        elapsed = time.monotonic() - self.started
+        return f"{self.task}: {overall}, {_errors(errors)}; {processes}; {elapsed:.0f} s; shards {shards}"
 
-    def update(self, running: int, final: bool = False) -> None:
+    def update(self, running: int, failed: int = 0, final: bool = False) -> None:
         now = time.monotonic()
         if not final and now - self.last_printed < (PROGRESS_SECONDS if self.live else PLAIN_PROGRESS_SECONDS):
             return
         self.last_printed = now
-        text = self.line(running)
+        text = self.line(running, failed)
         if self.live:
+            # a line longer than the terminal would wrap, and `\r` would then rewrite only its last row
+            width = shutil.get_terminal_size().columns - 1
+            text = text if len(text) <= width else text[: width - 3] + "..."
             self.stream.write("\r\033[K" + text + ("\n" if final else ""))
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
+
+
+def _running_and_failed(children: Iterable[subprocess.Popen[bytes]]) -> tuple[int, int]:
+    status = [child.poll() for child in children]
+    return sum(code is None for code in status), sum(code not in (None, 0) for code in status)
 
 
 def _tail(path: Path, lines: int) -> str:
@@ -260,9 +355,9 @@ def run_processes(
                 shard.command(task), stdout=console, stderr=subprocess.STDOUT, env={**os.environ, **CONSOLE_ENV}
             )
         while any(child.poll() is None for child in children.values()):
-            progress.update(sum(child.poll() is None for child in children.values()))
+            progress.update(*_running_and_failed(children.values()))
             time.sleep(min(PROGRESS_SECONDS, 0.5))
-        progress.update(0, final=True)
+        progress.update(*_running_and_failed(children.values()), final=True)
     except KeyboardInterrupt:
         _stop(list(children.values()))
         stream.write(f"\ninterrupted: run the same command again to resume (logs in {log_dir})\n")
