@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.scorer import Metric, Score
+from inspect_ai.scorer import Metric, SampleScore, Score
 from inspect_runs import eval_in_process
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
 
 from drive_evals.drivelmm_o1.judge_meta.metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
+from drive_evals.replies import REPLIES_REBUILT, REPLY_REBUILT_KEY, replies_rebuilt
 from drive_evals.surds.metrics import LOST_KEY, surds_lost, surds_scores, surds_stderr, surds_validity
 from drive_evals.truncation import truncation
 
@@ -72,6 +73,16 @@ def test_surds_lost_units_through_the_reducers(surds_run: Scored) -> None:
     assert isinstance(lost[0].value, dict)
     lost[0].value[LOST_KEY] = 1.0
     assert_agreeing_epochs_change_nothing([surds_lost()], lost, metadata=metadata)
+
+
+def test_replies_rebuilt_through_the_reducers(surds_run: Scored) -> None:
+    """`replies_rebuilt` is logged only when some reply was rebuilt: one score's metadata is marked so."""
+    scores, metadata = surds_run
+    rebuilt = [score.model_copy(deep=True) for score in scores]
+    rebuilt[0].metadata = {**(rebuilt[0].metadata or {}), REPLY_REBUILT_KEY: {"1": "no raw response"}}
+    count: Any = replies_rebuilt()  # Inspect's Metric type names the pre-SampleScore signature too
+    assert count([SampleScore(score=score) for score in rebuilt]) == {REPLIES_REBUILT: 1}
+    assert_agreeing_epochs_change_nothing([replies_rebuilt()], rebuilt, metadata=metadata)
 
 
 @pytest.mark.parametrize(
