@@ -20,8 +20,8 @@ import json
 import time
 from typing import Any
 
-from .dialect import SseEvent, masked_key, prompt_tokens, text_chunks, text_parts
-from .openai_api import ERROR_TYPES, RATE_LIMIT_ERROR, WORDING
+from .dialect import SseEvent, prompt_tokens, text_chunks, text_parts
+from .openai_api import WORDING, OpenAIChat
 from .records import (
     ApiName,
     BadRequest,
@@ -118,18 +118,9 @@ class OpenAIResponses:
         events.append(event("response.incomplete" if cut else "response.completed", response=final))
         return events
 
-    def invalid_key_message(self, key: str) -> str:
-        return (
-            f"Incorrect API key provided: {masked_key(key)}. "
-            "You can find your API key at https://platform.openai.com/account/api-keys."
-        )
-
-    def error_body(self, status: int, message: str) -> dict[str, Any]:
-        if status == 429:
-            error_type, code = RATE_LIMIT_ERROR
-        else:
-            error_type, code = ERROR_TYPES.get(status, "server_error"), None
-        return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
+    # The same account and error format as Chat Completions.
+    invalid_key_message = OpenAIChat.invalid_key_message
+    error_body = OpenAIChat.error_body
 
 
 def _input_texts(content: Any) -> list[str]:
