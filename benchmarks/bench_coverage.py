@@ -24,7 +24,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # One BLAS thread per process, set before numpy loads its BLAS: the workers are the parallelism, and BLAS threads
@@ -35,12 +35,20 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
-from drive_evals.report.paired import CONFIDENCE, SEED, paired_difference  # noqa: E402
+from drive_evals.report.paired import (  # noqa: E402
+    CONFIDENCE,
+    SEED,
+    PairedDifference,
+    inverted_interval,
+    min_clusters,
+    paired_difference,
+    paired_tests,
+)
 from drive_evals.stats import bell_mccaffrey_df, cr2_stderr, equal_group_mean, score_interval, t_quantile  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"
 BEGIN, END = "<!-- bench_coverage: begin -->", "<!-- bench_coverage: end -->"
-CLUSTER_COUNTS = (3, 5, 6, 9, 20, 50, 100, 200)
+CLUSTER_COUNTS = (3, 5, 6, 9, 12, 15, 20, 50, 100, 200)
 REPLICATIONS = 4000
 """Draws per cell for the report's methods: a coverage of 0.95 is then measured with a standard error of 0.0034,
 so a cell below 0.94 is a real shortfall (2.9 standard errors), not noise."""
@@ -231,7 +239,7 @@ SHAPES = (
 )
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
 REPORT_SCORE = "korn-graubard CR2, t(BM df) (report)"
-REPORT_PAIRED = "sign-flip inverted (report)"
+REPORT_PAIRED = "sign-flip and score, inverted (report)"
 
 
 @dataclass
@@ -242,6 +250,10 @@ class Tally:
     covered: int = 0
     disagree: int = 0
     total: int = 0
+    rejected: int = 0
+    """Paired report only: draws whose p-value is below 0.05 (the test's power at the shape's true difference)."""
+    detectable: list[float] = field(default_factory=list)
+    """Paired report only: the minimum detectable difference printed on each draw (NaN where none is)."""
 
     def add(self, interval: tuple[float, float] | None, truth: float, disagrees: bool = False) -> None:
         self.total += 1
@@ -286,20 +298,35 @@ def _wilson_t(p: float, se: float, n: int, g: int) -> tuple[float, float] | None
 
 def paired_methods(
     sample: Sample, rng: np.random.Generator, report_only: bool = False
-) -> dict[str, tuple[tuple[float, float] | None, bool]]:
+) -> tuple[PairedDifference, dict[str, tuple[tuple[float, float] | None, bool]]]:
+    """The report's result, and each paired method's interval with whether it disagrees with its own p about 0."""
     assert sample.b is not None
     groups = sample.groups.tolist() if sample.groups.max() > 0 else None
     result = paired_difference(sample.a.tolist(), sample.b.tolist(), sample.clusters.tolist(), groups)
-    interval = (result.ci_low, result.ci_high)
     report: dict[str, tuple[tuple[float, float] | None, bool]] = {
-        REPORT_PAIRED: (interval, (interval[0] > 0 or interval[1] < 0) != (result.p_value < 0.05))
+        REPORT_PAIRED: _with_agreement((result.ci_low, result.ci_high), result.p_value)
     }
     if report_only:
-        return report
+        return result, report
+    tests = paired_tests(sample.a.tolist(), sample.b.tolist(), sample.clusters.tolist(), groups)
+    differing = len(set(sample.clusters[sample.a != sample.b].tolist()))
+    old_signflip = None
+    if tests.clusters >= min_clusters() and differing >= min_clusters():
+        old_signflip = _with_agreement(inverted_interval(tests.flips.p_value, tests.estimate), tests.flips.p_value(0.0))
+    score_only = _with_agreement(inverted_interval(tests.score.p_value, tests.estimate), tests.score.p_value(0.0))
     old = _percentile_bootstrap(sample, rng)
     old_p = _unstudentized_sign_flip_p(sample, rng)
     excludes = old[0] > 0 or old[1] < 0
-    return {**report, "percentile bootstrap (before)": (old, excludes != (old_p < 0.05))}
+    return result, {
+        **report,
+        "sign-flip inverted, 6+ differing clusters (before)": old_signflip or (None, False),
+        "score test alone": score_only,
+        "percentile bootstrap (before)": (old, excludes != (old_p < 0.05)),
+    }
+
+
+def _with_agreement(interval: tuple[float, float], p_value: float) -> tuple[tuple[float, float], bool]:
+    return interval, (interval[0] > 0 or interval[1] < 0) != (p_value < 0.05)
 
 
 def _cluster_shares(sample: Sample) -> tuple[FloatArray, FloatArray]:
@@ -356,8 +383,12 @@ def simulate(
         sample = shape.draw(rng, clusters)
         report_only = others is not None and index >= others
         if shape.paired:
-            for method, (interval, disagrees) in paired_methods(sample, method_rng, report_only).items():
+            result, methods = paired_methods(sample, method_rng, report_only)
+            for method, (interval, disagrees) in methods.items():
                 tallies.setdefault(method, Tally()).add(interval, truth, disagrees)
+            report = tallies[REPORT_PAIRED]
+            report.rejected += result.p_value < 1 - CONFIDENCE
+            report.detectable.append(result.detectable)
         else:
             for method, single in single_methods(sample, report_only).items():
                 tallies.setdefault(method, Tally()).add(single, truth)
@@ -399,6 +430,28 @@ def table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, .
                     cell += f" ✗{tally.disagree / tally.total:.0%}"
                 cells.append(f"**{cell}**" if tally.coverage < CONFIDENCE - 0.01 else cell)
             lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def power_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, ...]) -> list[str]:
+    """Paired shapes with a true difference: how often the report's test rejects 0 (its power there) beside the
+    median `detectable (80%)` it prints; where the median printed value is below the truth, power should be >= 0.8."""
+    lines = [
+        "| shape | true difference | " + " | ".join(f"G={g}" for g in counts) + " |",
+        "|---|---|" + "---|" * len(counts),
+    ]
+    for shape in SHAPES:
+        truth = shape.truth(np.random.default_rng(1))
+        if not shape.paired or abs(truth) < 1e-9 or not any((shape.name, g) in results for g in counts):
+            continue
+        cells = []
+        for g in counts:
+            tally = results[(shape.name, g)][REPORT_PAIRED]
+            detectable = np.asarray(tally.detectable, dtype=np.float64)
+            stated = detectable[~np.isnan(detectable)]
+            median = f"{np.median(stated):.3f}" if stated.size else "none"
+            cells.append(f"{tally.rejected / tally.total:.2f} (MDE {median})")
+        lines.append(f"| {shape.name} | {truth:.3f} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -458,6 +511,16 @@ def main(argv: list[str] | None = None) -> int:
         "Bold: below 0.94. ✗: share of replications where the interval and the p-value disagree about 0. "
         "(n% shown): share of replications with an interval (none is printed where the method cannot hold).",
     ]
+    power = power_table(results, tuple(args.clusters))
+    if len(power) > 2:
+        footer += [
+            "",
+            "Power of the report's paired test: share of replications with p < 0.05 at the shape's true difference, "
+            "and the median `detectable (80%)` the report printed (MDE). Where the median MDE is below the true "
+            "difference, the stated 80% should be reached.",
+            "",
+            *power,
+        ]
     text = "\n".join(lines + footer)
     print(text)
     if not args.no_write:

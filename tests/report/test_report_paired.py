@@ -8,19 +8,32 @@ import random
 import numpy as np
 import pytest
 
-from drive_evals.report.paired import FEW_CLUSTERS, NO_DIFFERENCES, holm_adjust, min_clusters, paired_difference
+from drive_evals.report.paired import (
+    FEW_CLUSTERS,
+    holm_adjust,
+    inverted_interval,
+    min_clusters,
+    paired_difference,
+    paired_tests,
+)
+from drive_evals.report.paired_score import null_variance
+from drive_evals.stats import t_cdf
 
 
 def test_estimate_and_exact_p_by_hand() -> None:
-    """Differences 1, 1 | 2 | 3 in clusters c1 | c2 | c3: D = 7/4; cluster shares 2/4, 2/4, 3/4.
+    """Differences 1, 1 | 2 | 3 (in eighths) in clusters c1 | c2 | c3: D = 7/32; cluster shares 2/32, 2/32, 3/32.
 
-    Of the 8 sign patterns only +++ and --- reach |D*| >= 7/4 (the next largest is 3/4), so p = 2/8.
+    Of the 8 sign patterns only +++ and --- reach |D*| >= 7/32 (the next largest is 3/32), so the sign-flip p is
+    2/8; the reported p is the combined test's, never below it.
     """
-    a = [1.0, 1.0, 2.0, 3.0]
+    a = [0.125, 0.125, 0.25, 0.375]
     b = [0.0, 0.0, 0.0, 0.0]
-    result = paired_difference(a, b, ["c1", "c1", "c2", "c3"])
-    assert result.estimate == pytest.approx(7 / 4)
-    assert result.p_value == pytest.approx(2 / 8)
+    clusters = ["c1", "c1", "c2", "c3"]
+    result = paired_difference(a, b, clusters)
+    tests = paired_tests(a, b, clusters)
+    assert result.estimate == pytest.approx(7 / 32)
+    assert tests.flips.p_value(0.0) == pytest.approx(2 / 8)
+    assert result.p_value == max(tests.flips.p_value(0.0), tests.score.p_value(0.0)) >= 2 / 8
     assert result.exact_p
     assert (result.units, result.clusters) == (4, 3)
     assert result.no_interval  # 3 clusters: the test can never reach p < 0.05
@@ -36,25 +49,40 @@ def test_equal_mean_over_groups_by_hand() -> None:
     b = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     groups = ["yaw", "yaw", "yaw", "yaw", "depth", "depth", "depth"]
     clusters = ["i1", "i2", "i2", "i3", "i1", "i2", "i2"]
-    result = paired_difference(a, b, clusters, groups)
-    assert result.estimate == pytest.approx(5 / 12)
-    assert result.p_value == pytest.approx(4 / 8)
+    tests = paired_tests(a, b, clusters, groups)
+    assert tests.estimate == pytest.approx(5 / 12)
+    assert tests.flips.p_value(0.0) == pytest.approx(4 / 8)
 
 
-def test_constant_difference_gives_a_point_interval() -> None:
+def test_constant_difference_is_not_proof_of_zero_variance() -> None:
+    """Before: [0.2, 0.2], the sign-flip test's point (no spread seen, so every other delta was rejected).
+
+    Values in [0, 1] that happen to differ by the same 0.2 everywhere still have a variance the data did not show:
+    the score test takes the multinomial bound with a design effect of 1, and the interval is its interval.
+    """
     clusters = [f"c{i % 7}" for i in range(30)]
-    result = paired_difference([0.7] * 30, [0.5] * 30, clusters)
+    a, b = [0.7] * 30, [0.5] * 30
+    result = paired_difference(a, b, clusters)
+    tests = paired_tests(a, b, clusters)
     assert result.estimate == pytest.approx(0.2)
-    assert (result.ci_low, result.ci_high) == pytest.approx((0.2, 0.2), abs=1e-4)
+    assert (result.ci_low, result.ci_high) == pytest.approx(inverted_interval(tests.score.p_value, 0.2), abs=1e-4)
+    assert -0.05 < result.ci_low < 0.15 and 0.25 < result.ci_high < 0.45
+    assert math.isnan(result.detectable)  # an SE of rounding noise is an SE of 0: no power to state
 
 
-def test_identical_runs_get_no_interval() -> None:
-    """Before: [0.0, 0.0], as if two runs that agree everywhere proved the true difference exactly 0."""
+def test_identical_runs_get_the_discordance_bound() -> None:
+    """Before: [0.0, 0.0], as if two runs that agree everywhere proved the true difference exactly 0; then no
+    interval. Now: with no discordance seen, a difference of delta is still possible while n delta / (1 - delta)
+    stays below t^2 (the score statistic at design effect 1), so the ends are +/- t^2 / (n + t^2): 40 units in 20
+    equal clusters, t_{19, 0.975} = 2.093024.
+    """
     values = [float(i % 2) for i in range(40)]
     result = paired_difference(values, values, [f"c{i % 20}" for i in range(40)])
     assert (result.estimate, result.p_value) == (0.0, 1.0)
-    assert math.isnan(result.ci_low) and math.isnan(result.ci_high)
-    assert result.no_interval == NO_DIFFERENCES
+    t_squared = 2.093024**2
+    bound = t_squared / (40 + t_squared)
+    assert (result.ci_low, result.ci_high) == pytest.approx((-bound, bound), abs=1e-4)
+    assert not result.no_interval
 
 
 def test_too_few_clusters_give_no_interval() -> None:
@@ -62,8 +90,10 @@ def test_too_few_clusters_give_no_interval() -> None:
     assert min_clusters() == 6 and str(min_clusters()) in FEW_CLUSTERS
     rng = random.Random(2)
     clusters = [f"c{i % 5}" for i in range(40)]
-    result = paired_difference([float(rng.random() < 0.9) for _ in clusters], [0.0] * 40, clusters)
-    assert result.p_value == pytest.approx(2 / 32)
+    a = [float(rng.random() < 0.9) for _ in clusters]
+    result = paired_difference(a, [0.0] * 40, clusters)
+    assert paired_tests(a, [0.0] * 40, clusters).flips.p_value(0.0) == pytest.approx(2 / 32)
+    assert result.p_value >= 2 / 32
     assert math.isnan(result.ci_low) and result.no_interval == FEW_CLUSTERS
 
 
@@ -102,19 +132,58 @@ def studentized_p(d: np.ndarray, clusters: list[str], delta: float) -> float:
     return float(np.mean(np.array(t) >= observed * (1 - 1e-9) - 1e-9))
 
 
-def test_interval_ends_are_where_the_test_starts_rejecting() -> None:
-    """At each end p(delta) crosses 0.05: just inside it does not reject, just outside it does."""
+def restricted_variance(higher_a: float, higher_b: float, delta: float) -> float:
+    """Independent check of the score test's null variance: maximize the three-cell multinomial log-likelihood
+    a log p_a + b log p_b + (1 - a - b) log(1 - p_a - p_b) over p_b with p_a = p_b + delta, by ternary search."""
+
+    def log_likelihood(p_b: float) -> float:
+        p_a, tie = p_b + delta, 1 - 2 * p_b - delta
+        cells = ((higher_a, p_a), (higher_b, p_b), (1 - higher_a - higher_b, tie))
+        return sum(share * math.log(max(p, 1e-300)) for share, p in cells if share > 0)
+
+    low, high = max(0.0, -delta), (1 - delta) / 2
+    for _ in range(200):
+        left, right = low + (high - low) / 3, high - (high - low) / 3
+        low, high = (left, high) if log_likelihood(left) < log_likelihood(right) else (low, right)
+    p_b = (low + high) / 2
+    return 2 * p_b + delta - delta * delta
+
+
+def score_p(d: np.ndarray, clusters: list[str], delta: float) -> float:
+    """Independent check of the score test for one group of equal clusters: CR2 variance at the estimate, scaled by
+    the ratio of the null's multinomial variance to the estimate's, against t on G - 1 degrees of freedom."""
+    n, names = len(d), sorted(set(clusters))
+    index = np.array([names.index(c) for c in clusters])
+    estimate = d.mean()
+    higher_a, higher_b = np.maximum(d, 0).mean(), np.maximum(-d, 0).mean()
+    sizes = np.bincount(index)
+    residual_sums = np.bincount(index, weights=d - estimate)
+    cr2_variance = float((residual_sums**2 / (n * n * (1 - sizes / n))).sum())
+    variance = cr2_variance * restricted_variance(higher_a, higher_b, delta) / (higher_a + higher_b - estimate**2)
+    return 2 * t_cdf(-abs(estimate - delta) / math.sqrt(variance), len(names) - 1)
+
+
+def test_interval_ends_are_where_the_combined_test_starts_rejecting() -> None:
+    """At each end p(delta) = max(sign-flip p, score p) crosses 0.05: just inside it does not reject, just outside
+    it does; both tests checked against independent implementations (enumeration; a numeric restricted fit)."""
     rng = random.Random(4)
     clusters = [f"c{i % 9}" for i in range(54)]
     a = [rng.random() * 0.6 + (0.3 if i % 9 < 5 else 0.0) for i in range(54)]
     b = [rng.random() * 0.6 for _ in range(54)]
     result = paired_difference(a, b, clusters)
     d = np.array(a) - np.array(b)
-    assert result.p_value == pytest.approx(studentized_p(d, clusters, 0.0))
+
+    def combined(delta: float) -> float:
+        return max(studentized_p(d, clusters, delta), score_p(d, clusters, delta))
+
+    tests = paired_tests(a, b, clusters)
+    for delta in (-0.1, 0.0, 0.05, 0.15, 0.3):
+        assert tests.score.p_value(delta) == pytest.approx(score_p(d, clusters, delta), rel=1e-6, abs=1e-12)
+    assert result.p_value == pytest.approx(combined(0.0))
     step = 1e-3
     for end, outward in ((result.ci_low, -step), (result.ci_high, step)):
-        assert studentized_p(d, clusters, end - outward) > 0.05
-        assert studentized_p(d, clusters, end + outward) <= 0.05
+        assert combined(end - outward) > 0.05
+        assert combined(end + outward) <= 0.05
 
 
 def test_interval_and_p_value_never_disagree_about_zero() -> None:
@@ -128,8 +197,7 @@ def test_interval_and_p_value_never_disagree_about_zero() -> None:
         a = [float(rng.random() < difficulty[c]) for c in clusters]
         b = [float(rng.random() < difficulty[c]) for c in clusters]
         result = paired_difference(a, b, clusters, sign_flips=2000)
-        if result.no_interval:
-            continue
+        assert not result.no_interval
         excludes = result.ci_low > 0 or result.ci_high < 0
         assert excludes == (result.p_value < 0.05), (trial, result)
 
@@ -165,10 +233,10 @@ def test_monte_carlo_p_is_close_to_full_enumeration() -> None:
     clusters = [f"c{i % 16}" for i in range(48)]
     a = [rng.random() + (0.15 if i % 16 < 10 else 0.0) for i in range(48)]
     b = [rng.random() for _ in range(48)]
-    result = paired_difference(a, b, clusters)
-    assert not result.exact_p
+    tests = paired_tests(a, b, clusters)
+    assert not tests.exact
     exact = studentized_p(np.array(a) - np.array(b), clusters, 0.0)
-    assert result.p_value == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / 10_000) + 1e-3)
+    assert tests.flips.p_value(0.0) == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / 10_000) + 1e-3)
 
 
 def test_holm_by_hand() -> None:
@@ -176,3 +244,28 @@ def test_holm_by_hand() -> None:
     assert holm_adjust([0.01, 0.04, 0.03, math.nan])[:3] == pytest.approx([0.03, 0.06, 0.06])
     assert math.isnan(holm_adjust([math.nan])[0])
     assert holm_adjust([0.6, 0.7]) == pytest.approx([1.0, 1.0])
+
+
+@pytest.mark.parametrize("higher_a, higher_b", [(0.2, 0.05), (0.0, 0.0), (0.3, 0.3), (0.05, 0.4), (0.6, 0.1)])
+@pytest.mark.parametrize("delta", [-0.5, -0.1, 0.0, 0.1, 0.35])
+def test_null_variance_is_the_restricted_multinomial_fit(higher_a: float, higher_b: float, delta: float) -> None:
+    assert null_variance(higher_a, higher_b, delta) == pytest.approx(
+        restricted_variance(higher_a, higher_b, delta),
+        abs=1e-7,  # a flat maximum: the search finds it to ~1e-8
+    )
+
+
+def test_score_test_on_independent_units_is_tangos() -> None:
+    """Binary outcomes, every unit its own cluster: the CR2 design effect is n / (n - 1), so the statistic is Tango's
+    (1998) score statistic z = (b - c - n delta) / sqrt(n (2 p21 + delta (1 - delta))) times sqrt((n - 1) / n),
+    with p21 from the paper's closed form in counts, against t on n - 1 degrees of freedom."""
+    n, b, c = 30, 7, 2
+    a_values = [1.0] * b + [0.0] * c + [1.0] * 5 + [0.0] * (n - b - c - 5)
+    b_values = [0.0] * b + [1.0] * c + [1.0] * 5 + [0.0] * (n - b - c - 5)
+    score = paired_tests(a_values, b_values, [f"u{i}" for i in range(n)]).score
+    for delta in (-0.1, 0.05, 0.2, 0.4):
+        quadratic_b = -b - c + (2 * n - b + c) * delta
+        p21 = (math.sqrt(quadratic_b**2 + 8 * n * c * delta * (1 - delta)) - quadratic_b) / (4 * n)
+        z = (b - c - n * delta) / math.sqrt(n * (2 * p21 + delta * (1 - delta)))
+        expected = 2 * t_cdf(-abs(z) * math.sqrt((n - 1) / n), n - 1)
+        assert score.p_value(delta) == pytest.approx(expected, rel=1e-9), delta

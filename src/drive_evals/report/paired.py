@@ -1,25 +1,29 @@
-"""Paired comparison of two models on the units both answered: one sign-flip test, and the interval that inverts it.
+"""Paired comparison of two models on the units both answered: one test, and the interval that inverts it.
 
-Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent, so the test flips the signs of whole
-clusters. The estimator is the equal-weight mean over groups of the per-group mean difference (one group: the plain
-mean difference), so SURDS `overall` is compared the way it is defined. The p-value tests D = 0; the 95% interval is
-every shift delta that the same test, run on the differences minus delta, does not reject at 5%. So the interval
-excludes 0 exactly when p < 0.05: the two can never disagree. Pure functions of their inputs and a fixed seed: the
-same logs always give the same report. Why this method and its measured coverage: docs/statistics.md.
+Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent. The estimator is the equal-weight
+mean over groups of the per-group mean difference (one group: the plain mean difference), so SURDS `overall` is
+compared the way it is defined. Two tests of D = delta run on the same data: a studentized sign-flip test that flips
+whole clusters (exact at delta = 0) and a clustered score test that knows the values are bounded (`paired_score`).
+A delta is rejected only when both reject it, so the p-value is the larger of the two, and the 95% interval is every
+delta that this combined test does not reject: it excludes 0 exactly when p < 0.05, and it holds every delta either
+test holds, so it covers at least as often as the better of the two. Pure functions of their inputs and a fixed
+seed: the same logs always give the same report. Why this method and its measured coverage: docs/statistics.md.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from drive_evals.stats import CONFIDENCE, equal_group_mean, t_quantile
+from drive_evals.report.paired_score import PairedScoreTest
+from drive_evals.stats import CONFIDENCE, ZERO_STDERR, equal_group_mean, t_quantile
 
 SIGN_FLIPS = 10_000
 """Monte Carlo sign-flip draws; with at most log2(SIGN_FLIPS) clusters every sign pattern is enumerated instead."""
@@ -36,16 +40,14 @@ BISECTION_TOLERANCE = 1e-5
 """Precision of the interval's ends (a thousandth of a percentage point)."""
 DIFFERENCE_BOUNDS = (-1.0, 1.0)
 """Values lie in [0, 1], so a difference of means lies in [-1, 1]; the interval never leaves that range."""
-NO_DIFFERENCES = "the runs agree on every unit"
 FEW_CLUSTERS = "fewer than 6 clusters (the smallest sign-flip p-value, 2 / 2^G, is then above 0.05)"
-FEW_DIFFERING = "the runs differ in fewer than 6 clusters"
 
 FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """A - B on the common units: estimate, the inverted sign-flip interval, its two-sided p-value, and power.
+    """A - B on the common units: estimate, the interval inverting the combined test, its two-sided p-value, power.
 
     `ci_low`/`ci_high` are NaN where no interval is given, and `no_interval` then says why.
     """
@@ -57,7 +59,7 @@ class PairedDifference:
     units: int
     clusters: int
     exact_p: bool
-    """True when the p-value enumerates every sign pattern (few clusters), False for a Monte Carlo estimate."""
+    """True when the sign-flip p-value enumerates every sign pattern (few clusters), False for a Monte Carlo one."""
     detectable: float = math.nan
     """Smallest |A - B| this test finds with 80% power at these clusters (NaN where it cannot be stated)."""
     no_interval: str = ""
@@ -112,47 +114,86 @@ def paired_difference(
     seed: int = SEED,
     bounds: tuple[float, float] = DIFFERENCE_BOUNDS,
 ) -> PairedDifference:
-    """Compare paired per-unit values `a` and `b` (same units, same order) clustered by `clusters`.
+    """Compare paired per-unit values `a` and `b` in [0, 1] (same units, same order) clustered by `clusters`.
 
     Estimate: D = (1/K) sum_k mean_{i in k}(a_i - b_i) over the K groups (K = 1 without `groups`), which is
-    D = sum_c v_c with v_c cluster c's share. Test of D = delta: subtract delta from every difference, so cluster
-    shares become u_c = v_c - delta * w_c (w_c: the cluster's weight, summing to 1); under the null the labels A and
-    B are exchangeable within a unit, so all of a cluster's signs can flip together; the statistic is the
-    studentized |sum_c s_c u_c| / CR1 SE, which keeps the test calibrated when clusters differ in spread (Canay,
-    Romano and Shaikh 2017). p = share of patterns with |t*| >= |t|, exact when all 2^G fit in `sign_flips`, else
-    over fixed Monte Carlo draws (the identity first). Interval: the deltas with p(delta) > 5%, ends by bisection.
-    No interval with fewer than `min_clusters()` clusters, or fewer clusters than that in which the runs differ at
-    all (rare differences: the shifted test then under-covers; docs/statistics.md). `detectable`: the minimum
-    detectable difference (t_{G-1, 97.5%} + t_{G-1, 80%}) x the CR1 SE of D, the usual power formula.
+    D = sum_c v_c with v_c cluster c's share. Sign-flip test of D = delta: subtract delta from every difference, so
+    cluster shares become u_c = v_c - delta * w_c (w_c: the cluster's weight, summing to 1); under the null the
+    labels A and B are exchangeable within a unit, so all of a cluster's signs can flip together; the statistic is
+    the studentized |sum_c s_c u_c| / CR1 SE (Canay, Romano and Shaikh 2017), p = share of patterns with
+    |t*| >= |t|, exact when all 2^G fit in `sign_flips`, else over fixed Monte Carlo draws (the identity first).
+    The score test (`PairedScoreTest`) runs beside it; p(delta) is the larger of the two, the interval is the deltas
+    with p(delta) > 5%, its ends by bisection. No interval with fewer than `min_clusters()` clusters, where the
+    sign-flip test cannot reject anything. `detectable`: the minimum detectable difference
+    (t_{G-1, 97.5%} + t_{G-1, 80%}) x the CR1 SE of D, the usual power formula.
     """
     if not (len(a) == len(b) == len(clusters)) or (groups is not None and len(groups) != len(a)):
         raise ValueError("a, b, clusters (and groups) must have the same length")
     if not a:
         return PairedDifference(math.nan, math.nan, math.nan, math.nan, 0, 0, True, no_interval="no common units")
+    tests = paired_tests(a, b, clusters, groups, sign_flips=sign_flips, seed=seed)
+    estimate = tests.estimate
+    untested = PairedDifference(estimate, math.nan, math.nan, tests.p_value(0.0), len(a), tests.clusters, tests.exact)
+    if tests.clusters < min_clusters():
+        return dataclasses.replace(untested, no_interval=FEW_CLUSTERS)
+    alpha = 1 - CONFIDENCE
+    group_labels = [str(g) for g in groups] if groups is not None else [""] * len(a)
+    differences = [x - y for x, y in zip(a, b, strict=True)]
+    stderr = equal_group_mean(differences, group_labels, list(clusters)).overall_stderr
+    degrees = tests.clusters - 1
+    detectable = math.nan  # an SE of rounding noise (the runs differ alike everywhere) is an SE of 0: nothing to state
+    if stderr > ZERO_STDERR:
+        detectable = (t_quantile(1 - alpha / 2, degrees) + t_quantile(POWER, degrees)) * stderr
+    low, high = inverted_interval(tests.p_value, estimate, bounds, alpha)
+    return dataclasses.replace(untested, ci_low=low, ci_high=high, detectable=detectable)
+
+
+@dataclass(frozen=True)
+class PairedTests:
+    """Both tests of D = delta on one comparison: the cluster sign-flip test and the bounded score test."""
+
+    estimate: float
+    clusters: int
+    exact: bool
+    """True when the sign-flip test enumerates every sign pattern."""
+    flips: _FlipSums
+    score: PairedScoreTest
+
+    def p_value(self, delta: float) -> float:
+        """The combined test: delta is rejected only when both tests reject it."""
+        return max(self.flips.p_value(delta), self.score.p_value(delta))
+
+
+def paired_tests(
+    a: Sequence[float],
+    b: Sequence[float],
+    clusters: Sequence[Hashable],
+    groups: Sequence[Hashable] | None = None,
+    *,
+    sign_flips: int = SIGN_FLIPS,
+    seed: int = SEED,
+) -> PairedTests:
+    """The two tests of `paired_difference` (non-empty inputs of equal length), each a function of delta."""
     differences = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
     cluster_index = _codes(clusters)
     group_index = _codes(groups) if groups is not None else np.zeros(len(a), dtype=np.int64)
-    shares, weights = _cluster_shares(differences, cluster_index, group_index)
-    cluster_count = shares.size
-    estimate = float(shares.sum())
-    signs, exact = _sign_patterns(cluster_count, sign_flips, seed)
-    flips = _flip_sums(signs, shares, weights)
-    p_value = flips.p_value(0.0)
-    alpha = 1 - CONFIDENCE
+    unit_weights = _unit_weights(group_index)
+    shares = np.bincount(cluster_index, weights=unit_weights * differences).astype(np.float64)
+    weights = np.bincount(cluster_index, weights=unit_weights).astype(np.float64)
+    signs, exact = _sign_patterns(shares.size, sign_flips, seed)
     group_labels = [str(g) for g in groups] if groups is not None else [""] * len(a)
-    stderr = equal_group_mean(differences.tolist(), group_labels, list(clusters)).overall_stderr
-    common = {"estimate": estimate, "p_value": p_value, "units": len(a), "clusters": cluster_count, "exact_p": exact}
-    if cluster_count < min_clusters():
-        return PairedDifference(ci_low=math.nan, ci_high=math.nan, no_interval=FEW_CLUSTERS, **common)  # type: ignore[arg-type]
-    degrees = cluster_count - 1
-    detectable = (t_quantile(1 - alpha / 2, degrees) + t_quantile(POWER, degrees)) * stderr if stderr > 0 else math.nan
-    differing = len(set(cluster_index[differences != 0].tolist()))
-    if differing < min_clusters():
-        reason = NO_DIFFERENCES if differing == 0 else FEW_DIFFERING
-        return PairedDifference(ci_low=math.nan, ci_high=math.nan, detectable=detectable, no_interval=reason, **common)  # type: ignore[arg-type]
-    low = _boundary(flips, estimate, bounds[0], alpha)
-    high = _boundary(flips, estimate, bounds[1], alpha)
-    return PairedDifference(ci_low=low, ci_high=high, detectable=detectable, **common)  # type: ignore[arg-type]
+    score = PairedScoreTest.of(differences, unit_weights, list(clusters), group_labels)
+    return PairedTests(float(shares.sum()), shares.size, exact, _flip_sums(signs, shares, weights), score)
+
+
+def inverted_interval(
+    p_value: Callable[[float], float],
+    estimate: float,
+    bounds: tuple[float, float] = DIFFERENCE_BOUNDS,
+    alpha: float = 1 - CONFIDENCE,
+) -> tuple[float, float]:
+    """Every delta in `bounds` whose test p(delta) exceeds `alpha`, as [low, high] around the estimate."""
+    return _boundary(p_value, estimate, bounds[0], alpha), _boundary(p_value, estimate, bounds[1], alpha)
 
 
 CSV_TEST_COLUMNS = ("units", "clusters", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value", "p_exact")
@@ -193,17 +234,11 @@ def _codes(labels: Sequence[Hashable]) -> npt.NDArray[np.int64]:
     return np.array([positions.setdefault(label, len(positions)) for label in labels], dtype=np.int64)
 
 
-def _cluster_shares(
-    differences: FloatArray, clusters: npt.NDArray[np.int64], groups: npt.NDArray[np.int64]
-) -> tuple[FloatArray, FloatArray]:
-    """Each cluster's share v_c of D and its weight w_c: unit i weighs 1 / (K n_group(i))."""
+def _unit_weights(groups: npt.NDArray[np.int64]) -> FloatArray:
+    """Unit i weighs 1 / (K n_group(i)), so that the weighted sum of differences is D and the weights sum to 1."""
     group_count = int(groups.max()) + 1
     units_per_group = np.bincount(groups, minlength=group_count).astype(np.float64)
-    unit_weights = 1.0 / (group_count * units_per_group[groups])
-    cluster_count = int(clusters.max()) + 1
-    shares = np.bincount(clusters, weights=unit_weights * differences, minlength=cluster_count)
-    weights = np.bincount(clusters, weights=unit_weights, minlength=cluster_count)
-    return shares.astype(np.float64), weights.astype(np.float64)
+    return np.asarray(1.0 / (group_count * units_per_group[groups]), dtype=np.float64)
 
 
 @functools.lru_cache(maxsize=PATTERN_CACHE_SIZE)
@@ -234,7 +269,7 @@ def _flip_sums(signs: npt.NDArray[np.int8], v: FloatArray, w: FloatArray) -> _Fl
     )
 
 
-def _boundary(flips: _FlipSums, estimate: float, bound: float, alpha: float) -> float:
+def _boundary(p_value: Callable[[float], float], estimate: float, bound: float, alpha: float) -> float:
     """The interval's end between the estimate (p = 1) and `bound`: where p(delta) falls to alpha.
 
     When 0 lies on this side, the search is confined to the side of 0 the test's own verdict puts the end on, so
@@ -242,13 +277,13 @@ def _boundary(flips: _FlipSums, estimate: float, bound: float, alpha: float) -> 
     """
     inside, outside = estimate, bound
     if min(estimate, bound) <= 0.0 <= max(estimate, bound) and estimate != 0.0:
-        if flips.p_value(0.0) > alpha:
+        if p_value(0.0) > alpha:
             inside = 0.0
         else:
             outside = 0.0
-    if outside == bound and flips.p_value(bound) > alpha:
+    if outside == bound and p_value(bound) > alpha:
         return bound
     while abs(outside - inside) > BISECTION_TOLERANCE:
         middle = (inside + outside) / 2
-        inside, outside = (middle, outside) if flips.p_value(middle) > alpha else (inside, middle)
+        inside, outside = (middle, outside) if p_value(middle) > alpha else (inside, middle)
     return inside
