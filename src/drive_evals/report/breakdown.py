@@ -4,7 +4,8 @@ A level's estimate is the same estimator as the main table's (SURDS `overall`: t
 have units at that level; a subset or DriveLMM-o1 metric: the plain mean), with the main tables' Korn-Graubard
 interval (clustered by image or frame). Outcome dimensions give the share of units with
 each outcome. Levels with few units or clusters are kept and flagged. Two comparable models are compared per level
-with the main report's cluster sign-flip test and the interval inverting it where a level has enough units.
+with the main report's paired test (cluster sign-flip and bounded score test) and the interval inverting it where
+a level has enough units.
 """
 
 from __future__ import annotations
@@ -301,7 +302,8 @@ def paired_table(breakdown: Breakdown) -> Table:
     notes = [
         f"x100, on the units of the level both runs answered, compared only where that is at least {MIN_UNITS} units "
         f"in at least {MIN_CLUSTERS} clusters ({breakdown.too_small} level comparisons fell short and are not shown). "
-        "p: cluster sign-flip test; CI: the differences it does not reject (excludes 0 exactly when p < 0.05); "
+        "p and CI: the paired test of Paired comparisons and the differences it does not reject (the CI excludes 0 "
+        "exactly when p < 0.05); "
         f"{DETECTABLE}: as in Paired comparisons. Not adjusted over levels: with many levels some small p-values "
         "are expected by chance; read them as leads, not findings.",
         *paired_reasons([c.result for c in breakdown.comparisons]),

@@ -3,7 +3,8 @@
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
 are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), which stay in [0, 1]
-and cover at their nominal level; paired rows invert the cluster sign-flip test (docs/statistics.md).
+and cover at their nominal level; paired rows invert a cluster sign-flip test combined with a bounded score test
+(docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def runs_table(view: BenchmarkView, log_dir: str) -> Table:
 
 
 def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = False) -> Table:
-    """Differences A - B on common units with a cluster bootstrap CI and a cluster sign-flip p-value."""
+    """Differences A - B on common units: the combined test's p-value and the interval inverting it."""
     names = ("with images", "blind", "gap") if blind else ("score A", "score B", "A − B")
     header = ["A", "B", "metric", "units", "clusters", *names, "95% CI", "p", "p (Holm)", DETECTABLE]
     rows = [
@@ -221,11 +222,12 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
         for c in comparisons
     ]
     notes = [
-        "x100, on the units both runs answered (matched by sample id). p: two-sided sign-flip test flipping whole "
-        "clusters, studentized (exact when every pattern is enumerated, else Monte Carlo, marked ~); CI: every "
-        "difference that test does not reject, so it excludes 0 exactly when p < 0.05; Holm: adjusted over the "
-        f"pairs of each metric. {DETECTABLE}: the smallest difference the test finds with 80% power at these "
-        "clusters; with p ≥ 0.05, read: no difference larger than that. Fixed seed.",
+        "x100, on the units both runs answered (matched by sample id). p: two-sided, the larger of a studentized "
+        "sign-flip test flipping whole clusters (exact when every pattern is enumerated, else Monte Carlo, marked ~) "
+        "and a clustered score test that knows scores lie in [0, 100]; CI: every difference neither test rejects, so "
+        "it excludes 0 exactly when p < 0.05; Holm: adjusted over the pairs of each metric. "
+        f"{DETECTABLE}: the smallest difference the test finds with 80% power at these clusters (t formula on the "
+        "clustered SE); with p ≥ 0.05, read: no difference larger than that. Fixed seed.",
         *paired_reasons([c.result for c in comparisons]),
     ]
     return Table(title, header, rows, notes)
