@@ -33,7 +33,7 @@ SIZE_ARGS = frozenset({"cell_size"})
 """Task arguments that are a WIDTHxHEIGHT size; the task logs them as a [width, height] list."""
 SAMPLE_SET = "sample set"
 TASK_VERSION = "task version"
-"""A task's `version` (README Changelog): runs of different versions may score differently by design, so they are
+"""A task's `version` (CHANGELOG.md): runs of different versions may score differently by design, so they are
 never compared with each other."""
 GENERATE_PREFIX = "gen."
 BLIND_ARG = "blind"

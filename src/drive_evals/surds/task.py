@@ -28,7 +28,7 @@ MAX_TOKENS = 4096
 
 SCORER_NAME = SURDS.scorer
 TASK_VERSION = 4
-"""Bumped by any change that can move a reported number; see the README changelog."""
+"""Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
 @register
