@@ -17,7 +17,7 @@ from drive_evals.report.paired import (
     paired_tests,
 )
 from drive_evals.report.paired_score import null_variance
-from drive_evals.stats import t_cdf
+from drive_evals.stats import bell_mccaffrey_df, t_cdf, t_quantile
 
 
 def test_estimate_and_exact_p_by_hand() -> None:
@@ -60,14 +60,14 @@ def test_constant_difference_is_not_proof_of_zero_variance() -> None:
     Values in [0, 1] that happen to differ by the same 0.2 everywhere still have a variance the data did not show:
     the score test takes the multinomial bound with a design effect of 1, and the interval is its interval.
     """
-    clusters = [f"c{i % 7}" for i in range(30)]
+    clusters = [f"c{i % 12}" for i in range(30)]
     a, b = [0.7] * 30, [0.5] * 30
     result = paired_difference(a, b, clusters)
     tests = paired_tests(a, b, clusters)
     assert result.estimate == pytest.approx(0.2)
     assert (result.ci_low, result.ci_high) == pytest.approx(inverted_interval(tests.score.p_value, 0.2), abs=1e-4)
     assert -0.05 < result.ci_low < 0.15 and 0.25 < result.ci_high < 0.45
-    assert math.isnan(result.detectable)  # an SE of rounding noise is an SE of 0: no power to state
+    assert result.detectable > 0.1  # from the multinomial SE, not from the 0 spread the data happen to show
 
 
 def test_identical_runs_get_the_discordance_bound() -> None:
@@ -163,27 +163,61 @@ def score_p(d: np.ndarray, clusters: list[str], delta: float) -> float:
     return 2 * t_cdf(-abs(estimate - delta) / math.sqrt(variance), len(names) - 1)
 
 
-def test_interval_ends_are_where_the_combined_test_starts_rejecting() -> None:
-    """At each end p(delta) = max(sign-flip p, score p) crosses 0.05: just inside it does not reject, just outside
-    it does; both tests checked against independent implementations (enumeration; a numeric restricted fit)."""
+def test_p_is_the_larger_test_and_the_interval_ends_are_where_the_score_test_starts_rejecting() -> None:
+    """p = max(sign-flip p, score p) at 0; at each end of the interval the score test's p crosses 0.05 (just inside
+    it keeps the difference, just outside it rejects it); both tests checked against independent implementations
+    (enumeration; a numeric restricted fit)."""
     rng = random.Random(4)
     clusters = [f"c{i % 9}" for i in range(54)]
     a = [rng.random() * 0.6 + (0.3 if i % 9 < 5 else 0.0) for i in range(54)]
     b = [rng.random() * 0.6 for _ in range(54)]
     result = paired_difference(a, b, clusters)
     d = np.array(a) - np.array(b)
-
-    def combined(delta: float) -> float:
-        return max(studentized_p(d, clusters, delta), score_p(d, clusters, delta))
-
     tests = paired_tests(a, b, clusters)
     for delta in (-0.1, 0.0, 0.05, 0.15, 0.3):
         assert tests.score.p_value(delta) == pytest.approx(score_p(d, clusters, delta), rel=1e-6, abs=1e-12)
-    assert result.p_value == pytest.approx(combined(0.0))
+    assert result.p_value == pytest.approx(max(studentized_p(d, clusters, 0.0), score_p(d, clusters, 0.0)))
+    assert result.p_value < 0.05 and result.ci_low > 0
     step = 1e-3
     for end, outward in ((result.ci_low, -step), (result.ci_high, step)):
-        assert combined(end - outward) > 0.05
-        assert combined(end + outward) <= 0.05
+        assert score_p(d, clusters, end - outward) > 0.05
+        assert score_p(d, clusters, end + outward) <= 0.05
+
+
+def test_interval_reaches_zero_where_only_the_sign_flip_test_keeps_it() -> None:
+    """Six clusters of four units: in five A is better on two units, in one the runs agree. The score test rejects
+    0, but the agreeing cluster ties under flipping, so the exact sign-flip p is 4/64 and p = 0.0625. The interval
+    then reaches 0 (never a p above 0.05 beside an interval that excludes 0), and is the score test's above it."""
+    clusters = [f"c{i // 4}" for i in range(24)]
+    a = [1.0 if i % 4 < 2 and i < 20 else 0.0 for i in range(24)]
+    b = [0.0] * 24
+    result = paired_difference(a, b, clusters)
+    tests = paired_tests(a, b, clusters)
+    assert tests.score.p_value(0.0) < 0.05
+    assert result.p_value == pytest.approx(4 / 64)
+    assert result.ci_low == 0.0
+    assert result.ci_high == pytest.approx(inverted_interval(tests.score.p_value, result.estimate)[1])
+
+
+@pytest.mark.parametrize("bad", [math.nan, 1.5, -0.1])
+def test_values_outside_zero_one_are_refused(bad: float) -> None:
+    """Before: NaN gave p = 0 (printed <0.001) and 2.0 an interval [0.98, 1.0] that missed its own estimate."""
+    clusters = [f"c{i}" for i in range(10)]
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        paired_difference([bad] + [1.0] * 9, [0.0] * 10, clusters)
+
+
+def test_a_group_held_by_one_cluster_does_not_shrink_the_score_variance() -> None:
+    """CR2 gives the one-unit group `solo` no variance; its unit still weighs half the estimate. Before, the score
+    test alone gave about [0.50, 0.55] around 0.525; the design effect is now kept at 1 or more."""
+    a = [1.0] + [1.0, 1.0, 1.0] + [0.0] * 56
+    b = [0.0] * 60
+    groups = ["solo"] + ["x"] * 59
+    clusters = ["s"] + [f"c{i % 12}" for i in range(59)]
+    score = paired_tests(a, b, clusters, groups).score
+    low, high = inverted_interval(score.p_value, score.estimate)
+    assert score.estimate == pytest.approx(0.5 + 1.5 / 59)
+    assert high - low > 0.3
 
 
 def test_interval_and_p_value_never_disagree_about_zero() -> None:
@@ -203,36 +237,28 @@ def test_interval_and_p_value_never_disagree_about_zero() -> None:
 
 
 def test_detectable_difference_is_the_power_formula() -> None:
-    """(t_{G-1, .975} + t_{G-1, .80}) x clustered SE: at 9 clusters 2.306 + 0.889."""
+    """(t_{df, .975} + t_{df, .80}) x the SE at D = 0: the CR2 SE of the difference scaled by the null variance there,
+    sqrt((a + b) / (a + b - D^2)) with a, b the shares of A's and B's excess; df Bell-McCaffrey's (at most G - 1)."""
     a, b, clusters, _ = _dataset(random.Random(3), clusters=9, groups=1)
     result = paired_difference(a, b, clusters)
-    se = clustered_se_of_difference(a, b, clusters, ["g"] * len(a))
-    assert result.clusters == 9
-    assert result.detectable == pytest.approx((2.306004 + 0.888890) * se, rel=1e-4)
-
-
-def clustered_se_of_difference(a: list[float], b: list[float], clusters: list[str], groups: list[str]) -> float:
     d = np.array(a) - np.array(b)
-    group_names = sorted(set(groups))
-    weights = np.zeros(len(d))
-    residuals = np.zeros(len(d))
-    for group in group_names:
-        mask = np.array([g == group for g in groups])
-        weights[mask] = 1 / (len(group_names) * mask.sum())
-        residuals[mask] = d[mask] - d[mask].mean()
-    totals: dict[str, float] = {}
-    for weight, residual, cluster in zip(weights, residuals, clusters, strict=True):
-        totals[cluster] = totals.get(cluster, 0.0) + weight * residual
-    g = len(totals)
-    return math.sqrt(sum(t * t for t in totals.values()) * g / (g - 1))
+    names = sorted(set(clusters))
+    index = np.array([names.index(c) for c in clusters])
+    residual_sums = np.bincount(index, weights=d - d.mean())
+    cr2 = math.sqrt(float((residual_sums**2 / (len(d) ** 2 * (1 - np.bincount(index) / len(d)))).sum()))
+    discordance = float(np.abs(d).mean())
+    se_at_zero = cr2 * math.sqrt(discordance / (discordance - d.mean() ** 2))
+    df = min(bell_mccaffrey_df([""] * len(d), clusters), 8)
+    assert result.clusters == 9
+    assert result.detectable == pytest.approx((t_quantile(0.975, df) + t_quantile(0.8, df)) * se_at_zero, rel=1e-6)
 
 
 def test_monte_carlo_p_is_close_to_full_enumeration() -> None:
     """16 clusters (65,536 patterns) exceed the enumeration budget; enumerate them here and compare."""
     rng = random.Random(9)
     clusters = [f"c{i % 16}" for i in range(48)]
-    a = [rng.random() + (0.15 if i % 16 < 10 else 0.0) for i in range(48)]
-    b = [rng.random() for _ in range(48)]
+    a = [0.85 * rng.random() + (0.15 if i % 16 < 10 else 0.0) for i in range(48)]
+    b = [0.85 * rng.random() for _ in range(48)]
     tests = paired_tests(a, b, clusters)
     assert not tests.exact
     exact = studentized_p(np.array(a) - np.array(b), clusters, 0.0)

@@ -10,7 +10,6 @@ a level has enough units.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,16 @@ from drive_evals.report.paired import (
     paired_difference,
 )
 from drive_evals.report.runs import Run, Unit, unit_value
-from drive_evals.report.tables import DETECTABLE, Estimate, Table, interval_of, paired_interval, paired_reasons, percent
+from drive_evals.report.tables import (
+    DETECTABLE,
+    Estimate,
+    Table,
+    interval_of,
+    p_text,
+    paired_interval,
+    paired_reasons,
+    percent,
+)
 from drive_evals.stats import clustered_stderr, equal_group_mean
 
 MIN_UNITS = 20
@@ -294,7 +302,7 @@ def paired_table(breakdown: Breakdown) -> Table:
             percent(c.mean_b),
             percent(c.result.estimate),
             paired_interval(c.result),
-            _p(c.result.p_value),
+            p_text(c.result.p_value, c.result.exact_p),
             percent(c.result.detectable),
         ]
         for c in breakdown.comparisons
@@ -309,10 +317,6 @@ def paired_table(breakdown: Breakdown) -> Table:
         *paired_reasons([c.result for c in breakdown.comparisons]),
     ]
     return Table("Paired differences by level", header, rows, notes)
-
-
-def _p(value: float) -> str:
-    return "—" if math.isnan(value) else (f"{value:.3f}" if value >= 0.001 else "<0.001")
 
 
 def levels_table(breakdown: Breakdown) -> Table:

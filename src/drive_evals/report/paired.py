@@ -1,13 +1,14 @@
-"""Paired comparison of two models on the units both answered: one test, and the interval that inverts it.
+"""Paired comparison of two models on the units both answered: one p-value, and an interval that agrees with it.
 
 Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent. The estimator is the equal-weight
 mean over groups of the per-group mean difference (one group: the plain mean difference), so SURDS `overall` is
-compared the way it is defined. Two tests of D = delta run on the same data: a studentized sign-flip test that flips
-whole clusters (exact at delta = 0) and a clustered score test that knows the values are bounded (`paired_score`).
-A delta is rejected only when both reject it, so the p-value is the larger of the two, and the 95% interval is every
-delta that this combined test does not reject: it excludes 0 exactly when p < 0.05, and it holds every delta either
-test holds, so it covers at least as often as the better of the two. Pure functions of their inputs and a fixed
-seed: the same logs always give the same report. Why this method and its measured coverage: docs/statistics.md.
+compared the way it is defined. Two tests look at the data. A studentized sign-flip test that flips whole clusters
+is exact for "no difference" (the labels A and B are then exchangeable); a clustered score test that knows the
+values are bounded (`paired_score`) holds its coverage at every other difference too, where the sign-flip test's
+symmetry fails for rare outcomes. The p-value of no difference is the larger of the two (valid whenever either is);
+the 95% interval inverts the score test and reaches 0 whenever that p-value is above 0.05, so the interval excludes
+0 exactly when p < 0.05. Pure functions of their inputs and a fixed seed: the same logs always give the same
+report. Why this method, its measured coverage and power: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -23,13 +24,17 @@ import numpy as np
 import numpy.typing as npt
 
 from drive_evals.report.paired_score import PairedScoreTest
-from drive_evals.stats import CONFIDENCE, ZERO_STDERR, equal_group_mean, t_quantile
+from drive_evals.stats import CONFIDENCE, ZERO_STDERR, t_quantile
 
 SIGN_FLIPS = 10_000
 """Monte Carlo sign-flip draws; with at most log2(SIGN_FLIPS) clusters every sign pattern is enumerated instead."""
 SEED = 20_250_601
 POWER = 0.80
 """The power at which the minimum detectable difference is stated."""
+MIN_DETECTABLE_CLUSTERS = 9
+"""Fewest clusters at which the detectable difference is stated: from 9 up benchmarks/bench_coverage.py's power
+check finds the test at 80% power where it says so; at 6-8 the sign-flip test, with 64-256 sign patterns, rejects
+too rarely for the formula (docs/statistics.md)."""
 PATTERN_CACHE_SIZE = 16
 """Cluster counts whose sign patterns are kept (at most SIGN_FLIPS x clusters bytes each: 2 MB at 200 clusters)."""
 CHUNK_ROWS = 1000
@@ -47,7 +52,7 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """A - B on the common units: estimate, the interval inverting the combined test, its two-sided p-value, power.
+    """A - B on the common units: estimate, 95% interval, two-sided p-value of no difference, detectable difference.
 
     `ci_low`/`ci_high` are NaN where no interval is given, and `no_interval` then says why.
     """
@@ -61,7 +66,7 @@ class PairedDifference:
     exact_p: bool
     """True when the sign-flip p-value enumerates every sign pattern (few clusters), False for a Monte Carlo one."""
     detectable: float = math.nan
-    """Smallest |A - B| this test finds with 80% power at these clusters (NaN where it cannot be stated)."""
+    """Smallest |A - B| found with 80% power at these clusters, by formula (NaN where it cannot be stated)."""
     no_interval: str = ""
 
 
@@ -76,7 +81,7 @@ def min_clusters(confidence: float = CONFIDENCE) -> int:
 @dataclass(frozen=True)
 class _FlipSums:
     """For every sign pattern s: s.v, s.w, s.(v*w) and s.(w*w), from which the studentized statistic at any shift
-    delta follows in O(patterns) (u = v - delta * w is linear in delta)."""
+    delta follows in O(patterns) (u = v - delta * w is linear in delta). The report tests delta = 0 only."""
 
     v: FloatArray
     w: FloatArray
@@ -116,41 +121,29 @@ def paired_difference(
 ) -> PairedDifference:
     """Compare paired per-unit values `a` and `b` in [0, 1] (same units, same order) clustered by `clusters`.
 
-    Estimate: D = (1/K) sum_k mean_{i in k}(a_i - b_i) over the K groups (K = 1 without `groups`), which is
-    D = sum_c v_c with v_c cluster c's share. Sign-flip test of D = delta: subtract delta from every difference, so
-    cluster shares become u_c = v_c - delta * w_c (w_c: the cluster's weight, summing to 1); under the null the
-    labels A and B are exchangeable within a unit, so all of a cluster's signs can flip together; the statistic is
-    the studentized |sum_c s_c u_c| / CR1 SE (Canay, Romano and Shaikh 2017), p = share of patterns with
-    |t*| >= |t|, exact when all 2^G fit in `sign_flips`, else over fixed Monte Carlo draws (the identity first).
-    The score test (`PairedScoreTest`) runs beside it; p(delta) is the larger of the two, the interval is the deltas
-    with p(delta) > 5%, its ends by bisection. No interval with fewer than `min_clusters()` clusters, where the
-    sign-flip test cannot reject anything. `detectable`: the minimum detectable difference
-    (t_{G-1, 97.5%} + t_{G-1, 80%}) x the CR1 SE of D, the usual power formula.
+    Estimate: D = (1/K) sum_k mean_{i in k}(a_i - b_i) over the K groups (K = 1 without `groups`). p: the larger of
+    the sign-flip and the score test's p-values of D = 0 (`PairedTests`). Interval: `PairedTests.interval`. No
+    interval with fewer than `min_clusters()` clusters, where the sign-flip test cannot reject at 5%, so neither
+    can p. `detectable`: (t_{df, 97.5%} + t_{df, 80%}) x the score test's standard error, the usual power
+    formula on the Bell-McCaffrey df; NaN where that error is 0 or below `MIN_DETECTABLE_CLUSTERS` clusters.
+    Raises ValueError on inputs of unequal length, or on a value that is not a number in [0, 1].
     """
     if not (len(a) == len(b) == len(clusters)) or (groups is not None and len(groups) != len(a)):
         raise ValueError("a, b, clusters (and groups) must have the same length")
     if not a:
         return PairedDifference(math.nan, math.nan, math.nan, math.nan, 0, 0, True, no_interval="no common units")
     tests = paired_tests(a, b, clusters, groups, sign_flips=sign_flips, seed=seed)
-    estimate = tests.estimate
-    untested = PairedDifference(estimate, math.nan, math.nan, tests.p_value(0.0), len(a), tests.clusters, tests.exact)
+    p_value = tests.p_value()
+    untested = PairedDifference(tests.estimate, math.nan, math.nan, p_value, len(a), tests.clusters, tests.exact)
     if tests.clusters < min_clusters():
         return dataclasses.replace(untested, no_interval=FEW_CLUSTERS)
-    alpha = 1 - CONFIDENCE
-    group_labels = [str(g) for g in groups] if groups is not None else [""] * len(a)
-    differences = [x - y for x, y in zip(a, b, strict=True)]
-    stderr = equal_group_mean(differences, group_labels, list(clusters)).overall_stderr
-    degrees = tests.clusters - 1
-    detectable = math.nan  # an SE of rounding noise (the runs differ alike everywhere) is an SE of 0: nothing to state
-    if stderr > ZERO_STDERR:
-        detectable = (t_quantile(1 - alpha / 2, degrees) + t_quantile(POWER, degrees)) * stderr
-    low, high = inverted_interval(tests.p_value, estimate, bounds, alpha)
-    return dataclasses.replace(untested, ci_low=low, ci_high=high, detectable=detectable)
+    low, high = tests.interval(bounds)
+    return dataclasses.replace(untested, ci_low=low, ci_high=high, detectable=tests.detectable())
 
 
 @dataclass(frozen=True)
 class PairedTests:
-    """Both tests of D = delta on one comparison: the cluster sign-flip test and the bounded score test."""
+    """The two tests of one comparison: the cluster sign-flip test and the bounded score test."""
 
     estimate: float
     clusters: int
@@ -159,9 +152,25 @@ class PairedTests:
     flips: _FlipSums
     score: PairedScoreTest
 
-    def p_value(self, delta: float) -> float:
-        """The combined test: delta is rejected only when both tests reject it."""
-        return max(self.flips.p_value(delta), self.score.p_value(delta))
+    def p_value(self) -> float:
+        """Two-sided p of no difference: the larger of the two tests' p-values, so valid whenever either test is."""
+        return max(self.flips.p_value(0.0), self.score.p_value(0.0))
+
+    def interval(self, bounds: tuple[float, float] = DIFFERENCE_BOUNDS) -> tuple[float, float]:
+        """The score test's interval; where p > 5% only because the sign-flip test keeps 0, it is widened to reach 0
+        (0 is then accepted), so the interval contains 0 exactly when p > 5%."""
+        low, high = inverted_interval(self.score.p_value, self.estimate, bounds)
+        if self.p_value() > 1 - CONFIDENCE:
+            low, high = min(low, 0.0), max(high, 0.0)
+        return low, high
+
+    def detectable(self) -> float:
+        """The smallest |D| the test finds with 80% power: (t_{df, 97.5%} + t_{df, 80%}) x the score test's SE at
+        D = 0, where it decides (no difference means more discordance than a difference does: a larger SE there)."""
+        stderr = self.score.stderr(0.0)
+        if self.clusters < MIN_DETECTABLE_CLUSTERS or stderr <= ZERO_STDERR:
+            return math.nan
+        return (t_quantile(1 - (1 - CONFIDENCE) / 2, self.score.df) + t_quantile(POWER, self.score.df)) * stderr
 
 
 def paired_tests(
@@ -173,8 +182,11 @@ def paired_tests(
     sign_flips: int = SIGN_FLIPS,
     seed: int = SEED,
 ) -> PairedTests:
-    """The two tests of `paired_difference` (non-empty inputs of equal length), each a function of delta."""
-    differences = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    """The two tests of `paired_difference` (non-empty inputs of equal length, values in [0, 1])."""
+    values = np.asarray([a, b], dtype=np.float64)
+    if not np.all((values >= 0.0) & (values <= 1.0)):  # NaN fails both comparisons
+        raise ValueError("paired values must be numbers in [0, 1]")
+    differences = values[0] - values[1]
     cluster_index = _codes(clusters)
     group_index = _codes(groups) if groups is not None else np.zeros(len(a), dtype=np.int64)
     unit_weights = _unit_weights(group_index)
@@ -192,7 +204,12 @@ def inverted_interval(
     bounds: tuple[float, float] = DIFFERENCE_BOUNDS,
     alpha: float = 1 - CONFIDENCE,
 ) -> tuple[float, float]:
-    """Every delta in `bounds` whose test p(delta) exceeds `alpha`, as [low, high] around the estimate."""
+    """The deltas in `bounds` that a test keeps (p(delta) > `alpha`), as [low, high] around the estimate.
+
+    Each end by bisection from the estimate, so exact for a test whose kept deltas form an interval (the score
+    test's); the studentized sign-flip test's need not (it is inverted only in benchmarks/bench_coverage.py, as the
+    method the report used before).
+    """
     return _boundary(p_value, estimate, bounds[0], alpha), _boundary(p_value, estimate, bounds[1], alpha)
 
 

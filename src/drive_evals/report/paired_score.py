@@ -29,7 +29,7 @@ def null_variance(higher_a: float, higher_b: float, delta: float) -> float:
     """Variance of one unit's difference under D = delta: the restricted multinomial fit of (A higher, B higher).
 
     Maximizing the likelihood of the observed shares (`higher_a`, `higher_b`) subject to p_a - p_b = delta gives
-    p_b as the positive root of 2 p^2 + B p + C = 0 with B = -(a + b) + (2 - a + b) delta, C = -b delta (1 - delta)
+    p_b as the non-negative root of 2 p^2 + B p + C = 0 with B = -(a + b) + (2 - a + b) delta, C = -b delta (1 - delta)
     (Tango 1998, divided through by n); the variance is p_a + p_b - delta^2. Negative delta by symmetry.
     """
     if delta < 0:
@@ -54,6 +54,11 @@ class PairedScoreTest:
     def estimate(self) -> float:
         return self.higher_a - self.higher_b
 
+    def stderr(self, delta: float) -> float:
+        """The estimate's standard error if D were `delta`: the CR2 one at the estimate (or the multinomial one where
+        the design effect is taken as 1), grown or shrunk with the null variance towards `delta`."""
+        return math.sqrt(self.scale * null_variance(self.higher_a, self.higher_b, delta))
+
     @classmethod
     def of(
         cls,
@@ -71,6 +76,9 @@ class PairedScoreTest:
         # No discordance (or no spread between clusters) says nothing about the design effect: take it as 1.
         exact_zero = stderr <= ZERO_STDERR or observed <= ZERO_STDERR
         scale = independent if exact_zero else stderr * stderr / observed
+        # CR2 gives a group held by one cluster no variance at all: never let that shrink the multinomial variance.
+        if _some_group_in_one_cluster(clusters, groups):
+            scale = max(scale, independent)
         cluster_count = len(set(clusters))
         df = bell_mccaffrey_df(groups, clusters) if cluster_count > 1 else math.nan
         return cls(higher_a, higher_b, scale, min(df, cluster_count - 1) if not math.isnan(df) else math.nan)
@@ -84,3 +92,10 @@ class PairedScoreTest:
         if variance <= 0.0:
             return 1.0 if distance <= ZERO_STDERR else 0.0
         return 2.0 * t_cdf(-distance / math.sqrt(variance), self.df)
+
+
+def _some_group_in_one_cluster(clusters: Sequence[Hashable], groups: Sequence[str]) -> bool:
+    seen: dict[str, set[Hashable]] = {}
+    for cluster, group in zip(clusters, groups, strict=True):
+        seen.setdefault(group, set()).add(cluster)
+    return any(len(members) == 1 for members in seen.values())

@@ -20,6 +20,7 @@ from drive_evals.report.compare import BenchmarkView, Comparison
 from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
+    CONFIDENCE,
     MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     clustered_stderr,
@@ -215,8 +216,8 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
             percent(c.mean_b),
             percent(c.result.estimate),
             paired_interval(c.result),
-            _p(c.result.p_value, c.result.exact_p),
-            _p(c.p_holm, True),
+            p_text(c.result.p_value, c.result.exact_p),
+            p_text(c.p_holm, c.result.exact_p),
             percent(c.result.detectable),
         ]
         for c in comparisons
@@ -224,10 +225,12 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
     notes = [
         "x100, on the units both runs answered (matched by sample id). p: two-sided, the larger of a studentized "
         "sign-flip test flipping whole clusters (exact when every pattern is enumerated, else Monte Carlo, marked ~) "
-        "and a clustered score test that knows scores lie in [0, 100]; CI: every difference neither test rejects, so "
-        "it excludes 0 exactly when p < 0.05; Holm: adjusted over the pairs of each metric. "
-        f"{DETECTABLE}: the smallest difference the test finds with 80% power at these clusters (t formula on the "
-        "clustered SE); with p ≥ 0.05, read: no difference larger than that. Fixed seed.",
+        "and a clustered score test that knows scores lie in [0, 100]; CI: the differences the score test does not "
+        "reject, reaching 0 whenever p ≥ 0.05, so it excludes 0 exactly when p < 0.05; Holm: adjusted over the pairs "
+        f"of each metric. {DETECTABLE}: the difference the test finds with 80% power at these clusters (normal-theory "
+        "formula on the score test's SE at no difference, checked by simulation in docs/statistics.md; — below 9 "
+        "clusters, where the test is coarser than the formula); with p ≥ 0.05, read: no difference larger than that "
+        "was likely to be missed. Fixed seed.",
         *paired_reasons([c.result for c in comparisons]),
     ]
     return Table(title, header, rows, notes)
@@ -245,10 +248,16 @@ def paired_reasons(results: list[PairedDifference]) -> list[str]:
     return [f"*{NO_INTERVAL}: {'; '.join(reasons)} (an interval there would not hold its coverage)."] if reasons else []
 
 
-def _p(value: float, exact: bool) -> str:
+def p_text(value: float, exact: bool) -> str:
+    """A p-value to 3 decimals (4 next to 0.05), marked ~ when it is a Monte Carlo estimate."""
     if math.isnan(value):
         return MISSING
-    return f"{'' if exact else '~'}{value:.3f}" if value >= 0.001 else f"{'' if exact else '~'}<0.001"
+    mark = "" if exact else "~"
+    if value < 0.001:
+        return f"{mark}<0.001"
+    # Next to 0.05 three decimals could print 0.050 beside an interval that excludes 0: show the fourth.
+    near_alpha = abs(round(value, 3) - (1 - CONFIDENCE)) < 1e-9
+    return f"{mark}{value:.4f}" if near_alpha else f"{mark}{value:.3f}"
 
 
 def transcripts_table(view: BenchmarkView, log_dir: str) -> Table:
