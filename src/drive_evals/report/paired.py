@@ -124,8 +124,7 @@ def paired_difference(
     Estimate: D = (1/K) sum_k mean_{i in k}(a_i - b_i) over the K groups (K = 1 without `groups`). p: the larger of
     the sign-flip and the score test's p-values of D = 0 (`PairedTests`). Interval: `PairedTests.interval`. No
     interval with fewer than `min_clusters()` clusters, where the sign-flip test cannot reject at 5%, so neither
-    can p. `detectable`: (t_{df, 97.5%} + t_{df, 80%}) x the score test's standard error, the usual power
-    formula on the Bell-McCaffrey df; NaN where that error is 0 or below `MIN_DETECTABLE_CLUSTERS` clusters.
+    can p. `detectable`: `PairedTests.detectable`.
     Raises ValueError on inputs of unequal length, or on a value that is not a number in [0, 1].
     """
     if not (len(a) == len(b) == len(clusters)) or (groups is not None and len(groups) != len(a)):
@@ -133,8 +132,7 @@ def paired_difference(
     if not a:
         return PairedDifference(math.nan, math.nan, math.nan, math.nan, 0, 0, True, no_interval="no common units")
     tests = paired_tests(a, b, clusters, groups, sign_flips=sign_flips, seed=seed)
-    p_value = tests.p_value()
-    untested = PairedDifference(tests.estimate, math.nan, math.nan, p_value, len(a), tests.clusters, tests.exact)
+    untested = PairedDifference(tests.estimate, math.nan, math.nan, tests.p_value, len(a), tests.clusters, tests.exact)
     if tests.clusters < min_clusters():
         return dataclasses.replace(untested, no_interval=FEW_CLUSTERS)
     low, high = tests.interval(bounds)
@@ -152,6 +150,7 @@ class PairedTests:
     flips: _FlipSums
     score: PairedScoreTest
 
+    @functools.cached_property
     def p_value(self) -> float:
         """Two-sided p of no difference: the larger of the two tests' p-values, so valid whenever either test is."""
         return max(self.flips.p_value(0.0), self.score.p_value(0.0))
@@ -160,7 +159,7 @@ class PairedTests:
         """The score test's interval; where p > 5% only because the sign-flip test keeps 0, it is widened to reach 0
         (0 is then accepted), so the interval contains 0 exactly when p > 5%."""
         low, high = inverted_interval(self.score.p_value, self.estimate, bounds)
-        if self.p_value() > 1 - CONFIDENCE:
+        if self.p_value > 1 - CONFIDENCE:
             low, high = min(low, 0.0), max(high, 0.0)
         return low, high
 
