@@ -1,4 +1,4 @@
-"""A clustered score test of a paired difference of bounded values: the sign-flip test's partner at shifted nulls.
+"""A clustered score test of a paired difference of bounded values: the test the report's paired interval inverts.
 
 The sign-flip test of D = delta treats the differences minus delta as symmetric. Differences of values in [0, 1]
 are not, once delta is away from 0 and most units agree (rare outcomes): two runs that agree on every unit would
