@@ -84,14 +84,13 @@ class PairedScoreTest:
         return cls(higher_a, higher_b, scale, min(df, cluster_count - 1) if not math.isnan(df) else math.nan)
 
     def p_value(self, delta: float) -> float:
-        """Two-sided p of D = delta: |estimate - delta| / sqrt(scale x null variance) against t on `df`."""
+        """Two-sided p of D = delta: |estimate - delta| / `stderr(delta)` against t on `df`."""
         if math.isnan(self.df):
             return 1.0
-        variance = self.scale * null_variance(self.higher_a, self.higher_b, delta)
-        distance = abs(self.estimate - delta)
-        if variance <= 0.0:
+        stderr, distance = self.stderr(delta), abs(self.estimate - delta)
+        if stderr <= 0.0:
             return 1.0 if distance <= ZERO_STDERR else 0.0
-        return 2.0 * t_cdf(-distance / math.sqrt(variance), self.df)
+        return 2.0 * t_cdf(-distance / stderr, self.df)
 
 
 def _some_group_in_one_cluster(clusters: Sequence[Hashable], groups: Sequence[str]) -> bool:
