@@ -65,7 +65,6 @@ def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
         model="chance/random",
         model_roles={"grader": ["grader/valid", "grader/low"]},
         task_args=DEMO,
-        log_realtime=False,  # live sample events are for `inspect view` only: a third of the run's time
     )
     return scored(log, "drivelmm_o1_scorer")
 
