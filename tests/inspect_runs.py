@@ -53,12 +53,15 @@ def mockllm(reply: Callable[[list[ChatMessage]], str]) -> Model:
 def eval_in_process(task: str | Task, log_dir: Path, env: Mapping[str, str] | None = None, **options: Any) -> EvalLog:
     """`inspect_ai.eval(task, **options)` with `env` set for the run only; fails loudly unless it succeeds.
 
+    No display, and no live sample events unless `options` asks for them (`log_realtime`: only for watching a run
+    in `inspect view`, and a third of an in-process demo run's time); neither changes a score or a token count.
+
     Returns the log as written to `log_dir`, read back in full, as the subprocess tests read theirs.
     """
     with pytest.MonkeyPatch.context() as patch:
         for name, value in (env or {}).items():
             patch.setenv(name, value)
-        (log,) = inspect_eval(task, log_dir=str(log_dir), display="none", **options)
+        (log,) = inspect_eval(task, log_dir=str(log_dir), **{"display": "none", "log_realtime": False, **options})
     assert log.status == "success", f"{task} failed: {log.error}"
     return only_log(log_dir)
 

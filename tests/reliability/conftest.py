@@ -3,13 +3,14 @@
 `reference`: both tasks on the demo data with the in-process provider `policy/mixed` (model and judge), no
 network, no faults. `fault_runs`: the same two tasks as one `inspect eval` subprocess per provider (OpenAI Chat
 Completions, Anthropic Messages), the judge on OpenAI, through the fake server serving the same policy with the
-fault mix. The tests then compare results and the server's counts with the reference.
+fault mix (the two at the same time). The tests then compare results and the server's counts with the reference.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory, derived_cache: Path) -> 
             task_args={"data": "demo"},
             log_dir=str(tmp / "logs"),
             display="none",
+            log_realtime=False,  # live sample events are for `inspect view` only: a third of the run's time
         )
     assert all(log.status == "success" for log in logs), [log.error for log in logs]
     return Reference({log.eval.task: log for log in logs}, Counter(calls.read_text().split()))
@@ -79,13 +81,17 @@ def run_with_faults(model: str, tmp: Path, derived_cache: Path, server: FakeMode
 def fault_runs(
     tmp_path_factory: pytest.TempPathFactory, derived_cache: Path, reference: Reference
 ) -> Iterator[dict[str, FaultRun]]:
-    """Provider name -> its run with faults (the reference is made first: it builds the grids both share)."""
-    runs: dict[str, FaultRun] = {}
-    with ExitStack() as servers:
+    """Provider name -> its run with faults (the reference is made first: it builds the grids both share).
+
+    The two runs go at the same time, each against its own server: most of a run's wall time is waiting out the
+    hangs it is served (an attempt timeout each), which the two runs can wait out together."""
+    with ExitStack() as servers, ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {}
         for model in (OPENAI_MODEL, ANTHROPIC_MODEL):
             provider = model.split("/")[0]
             server = servers.enter_context(
                 FakeModelServer(policy=drive_policy(POLICY), fault_plan=FAULT_MIX, api_keys={SECRET_KEY})
             )
-            runs[provider] = run_with_faults(model, tmp_path_factory.mktemp(provider), derived_cache, server)
-        yield runs
+            tmp = tmp_path_factory.mktemp(provider)
+            futures[provider] = pool.submit(run_with_faults, model, tmp, derived_cache, server)
+        yield {provider: future.result() for provider, future in futures.items()}
