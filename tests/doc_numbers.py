@@ -28,7 +28,7 @@ import fake_models  # noqa: F401  (registers the mock judges)
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log_sample_summaries
 from inspect_ai.model import Model, get_model
-from inspect_runs import metrics
+from inspect_runs import QUIET, metrics
 
 from drive_evals.report.benchmarks import surds_diagnostics
 from drive_evals.suite import DRIVELMM_O1, DRIVELMM_O1_JUDGE, SURDS
@@ -105,11 +105,6 @@ def scratch_caches(root: Path, extra: Mapping[str, str] | None = None) -> Iterat
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-QUIET: dict[str, Any] = {"display": "none", "log_realtime": False}
-"""Options of every run here: no display, and no live sample events (`log_realtime`, only for watching a run in
-`inspect view`), which cost a third of an in-process demo run's time. Neither changes a score or a token count."""
 
 
 def _eval(task: str, log_dir: Path, **options: Any) -> EvalLog:

@@ -50,18 +50,23 @@ def mockllm(reply: Callable[[list[ChatMessage]], str]) -> Model:
     return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
 
 
+QUIET: dict[str, Any] = {"display": "none", "log_realtime": False}
+"""Options of every in-process run of the tests: no display, and no live sample events (`log_realtime`, only for
+watching a run in `inspect view`), which cost a third of an in-process demo run's time. Neither changes a score or a
+token count."""
+
+
 def eval_in_process(task: str | Task, log_dir: Path, env: Mapping[str, str] | None = None, **options: Any) -> EvalLog:
     """`inspect_ai.eval(task, **options)` with `env` set for the run only; fails loudly unless it succeeds.
 
-    No display, and no live sample events unless `options` asks for them (`log_realtime`: only for watching a run
-    in `inspect view`, and a third of an in-process demo run's time); neither changes a score or a token count.
+    `QUIET` unless `options` says otherwise.
 
     Returns the log as written to `log_dir`, read back in full, as the subprocess tests read theirs.
     """
     with pytest.MonkeyPatch.context() as patch:
         for name, value in (env or {}).items():
             patch.setenv(name, value)
-        (log,) = inspect_eval(task, log_dir=str(log_dir), **{"display": "none", "log_realtime": False, **options})
+        (log,) = inspect_eval(task, log_dir=str(log_dir), **{**QUIET, **options})
     assert log.status == "success", f"{task} failed: {log.error}"
     return only_log(log_dir)
 

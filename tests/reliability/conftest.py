@@ -19,6 +19,7 @@ from fakeserver import FakeModelServer
 from fakeserver.drive import drive_policy
 from fakeserver.offline import refuse_other_hosts
 from inspect_ai import eval as inspect_eval
+from inspect_runs import QUIET
 
 from .harness import (
     ANTHROPIC_MODEL,
@@ -60,8 +61,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory, derived_cache: Path) -> 
             model_roles={"grader": f"policy/{POLICY}"},
             task_args={"data": "demo"},
             log_dir=str(tmp / "logs"),
-            display="none",
-            log_realtime=False,  # live sample events are for `inspect view` only: a third of the run's time
+            **QUIET,
         )
     assert all(log.status == "success" for log in logs), [log.error for log in logs]
     return Reference({log.eval.task: log for log in logs}, Counter(calls.read_text().split()))
