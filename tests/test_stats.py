@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Hashable
 
 import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
@@ -12,9 +13,13 @@ from drive_evals.stats import (
     bell_mccaffrey_df,
     beta_quantile,
     clustered_stderr,
+    cr2_cluster_sums,
+    cr2_skewness,
     cr2_stderr,
     equal_group_mean,
+    mean_interval,
     score_interval,
+    skew_corrected_interval,
     t_quantile,
 )
 
@@ -141,3 +146,60 @@ def test_bell_mccaffrey_df_matches_the_dense_formula() -> None:
     df = bell_mccaffrey_df(groups, clusters)
     assert math.isclose(df, dense_bell_mccaffrey(groups, clusters), rel_tol=1e-9)
     assert df < len(set(clusters)) - 1
+
+
+def test_bell_mccaffrey_df_keys_clusters_as_the_variance_does() -> None:
+    """Cluster 1 and cluster "1" are two clusters in `cr2_stderr`; they were one in the df (keyed by `str`)."""
+    clusters: list[Hashable] = [1, 1, "1", "1", 2, 2, 3, 3]
+    assert math.isclose(bell_mccaffrey_df([""] * 8, clusters), 3.0, rel_tol=1e-9)
+
+
+def test_skewness_of_a_plain_mean_is_the_adjusted_sample_skewness_over_root_n() -> None:
+    """One unit a cluster: the estimate's skewness is G1 / sqrt(n), G1 the adjusted Fisher-Pearson coefficient."""
+    values = [0.99, 0.97, 1.0, 0.95, 0.4, 0.98, 0.93, 0.99, 0.7]
+    n = len(values)
+    deviations = np.array(values) - np.mean(values)
+    g1 = np.mean(deviations**3) / np.mean(deviations**2) ** 1.5
+    adjusted = g1 * math.sqrt(n * (n - 1)) / (n - 2)
+    sums = cr2_cluster_sums(values, [""] * n, [f"c{i}" for i in range(n)])
+    assert math.isclose(cr2_skewness(sums), adjusted / math.sqrt(n), rel_tol=1e-12)
+    assert cr2_skewness([0.1, -0.1]) == 0.0  # two clusters: no third moment to estimate
+    assert cr2_skewness([0.0, 0.0, 0.0]) == 0.0
+
+
+def test_hall_interval_inverts_his_transformation() -> None:
+    """At each bound, g((estimate - bound) / SE) is the t quantile; no skewness gives the plain t interval."""
+    q = t_quantile(0.975, 8)
+    assert skew_corrected_interval(0.5, 0.1, 0.0, 8) == (0.5 - 0.1 * q, 0.5 + 0.1 * q)
+    skew = -0.6
+    low, high = skew_corrected_interval(0.8, 0.05, skew, 8)
+
+    def g(t: float) -> float:
+        return t + skew / 6 + skew * t * t / 3 + skew * skew * t**3 / 27
+
+    assert math.isclose(g((0.8 - low) / 0.05), q, rel_tol=1e-12)
+    assert math.isclose(g((0.8 - high) / 0.05), -q, rel_tol=1e-12)
+    assert 0.8 - low > high - 0.8  # a left-skewed estimate: the interval reaches further down
+    assert skew_corrected_interval(0.98, 0.05, skew, 8)[1] == 1.0  # clipped to [0, 1]
+
+
+def test_scores_between_0_and_1_get_hall_where_korn_graubard_stops_short() -> None:
+    """Judge scores near 1 with one poor frame: Korn-Graubard's lower bound sits above Hall's, and the report's
+    interval holds both. Binary values keep Korn-Graubard's interval exactly."""
+    frames = [[0.98, 0.99, 0.97], [0.99, 1.0, 0.98], [0.97, 0.99], [1.0, 0.98, 0.99], [0.55, 0.6, 0.7],
+              [0.99, 0.97, 0.98], [0.96, 0.99], [0.98, 1.0, 0.99], [0.97, 0.98, 0.96]]  # fmt: skip
+    values = [v for frame in frames for v in frame]
+    clusters = [f"f{i}" for i, frame in enumerate(frames) for _ in frame]
+    groups = [""] * len(values)
+    mean = sum(values) / len(values)
+    sums = cr2_cluster_sums(values, groups, clusters)
+    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+    korn = score_interval(mean, stderr, len(values), len(frames), df=df)
+    hall = skew_corrected_interval(mean, stderr, cr2_skewness(sums), min(df, len(frames) - 1))
+    assert korn is not None and hall[0] < korn[0]
+    assert mean_interval(mean, values, groups, clusters) == (min(korn[0], hall[0]), max(korn[1], hall[1]))
+    binary = [float(v > 0.975) for v in values]
+    binary_mean = sum(binary) / len(binary)
+    expected = score_interval(binary_mean, cr2_stderr(binary, groups, clusters), len(binary), len(frames), df=df)
+    assert mean_interval(binary_mean, binary, groups, clusters) == expected
+    assert mean_interval(math.nan, [], [], []) is None

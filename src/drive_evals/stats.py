@@ -4,7 +4,7 @@ Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent, 
 the variance is estimated from per-cluster sums of weighted deviations, with the finite-cluster correction
 G / (G - 1) that Inspect's own `stderr(cluster=...)` applies (CR1; for a single group it equals Inspect's, and it is
 what the logs hold). The report's intervals use the small-sample CR2 variance and Student's t instead, through
-`score_interval`; why, and the coverage measured: docs/statistics.md.
+`mean_interval`; why, and the coverage measured: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -68,10 +68,16 @@ def cr2_stderr(values: Sequence[float], groups: Sequence[str], clusters: Sequenc
     unbiased for independent clusters of equal variance and, unlike CR1, does not shrink when clusters are unequal.
     A group held by a single cluster has residual sum 0 there and adds nothing. NaN without units; 0 with 1 cluster.
     """
-    if not (len(values) == len(groups) == len(clusters)):
-        raise ValueError("values, groups and clusters must have the same length")
     if not values:
         return math.nan
+    return math.sqrt(sum(total * total for total in cr2_cluster_sums(values, groups, clusters)))
+
+
+def cr2_cluster_sums(values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]) -> list[float]:
+    """Each cluster's CR2-scaled weighted residual sum: the estimate's deviation is their total, its CR2 variance
+    their sum of squares (`cr2_stderr`) and its third cumulant their sum of cubes (`cr2_skewness`)."""
+    if not (len(values) == len(groups) == len(clusters)):
+        raise ValueError("values, groups and clusters must have the same length")
     by_group: dict[str, list[int]] = defaultdict(list)
     for index, group in enumerate(groups):
         by_group[group].append(index)
@@ -87,7 +93,21 @@ def cr2_stderr(values: Sequence[float], groups: Sequence[str], clusters: Sequenc
             share = 1.0 - sizes[cluster] / len(members)
             weight = 1.0 / (len(by_group) * len(members))
             sums[cluster] += 0.0 if share <= 0.0 else weight * residual / math.sqrt(share)
-    return math.sqrt(sum(total * total for total in sums.values()))
+    return list(sums.values())
+
+
+def cr2_skewness(sums: Sequence[float]) -> float:
+    """The skewness of the estimate (third cumulant over SE^3) from its CR2 cluster sums; 0 where the SE is 0.
+
+    For G equal clusters the sum of cubes of CR2-scaled residuals has expectation (G - 2) / sqrt(G (G - 1)) times
+    the estimate's third cumulant, so it is scaled up by the inverse; the SE in the denominator is the CR2 one.
+    """
+    count = len(sums)
+    variance = sum(total * total for total in sums)
+    if count < 3 or variance <= ZERO_STDERR * ZERO_STDERR:
+        return 0.0
+    cubes = sum(total**3 for total in sums)
+    return cubes / variance**1.5 * math.sqrt(count * (count - 1)) / (count - 2)
 
 
 def bell_mccaffrey_df(groups: Sequence[str], clusters: Sequence[Hashable]) -> float:
@@ -99,7 +119,9 @@ def bell_mccaffrey_df(groups: Sequence[str], clusters: Sequence[Hashable]) -> fl
     unequal, which is where t on G - 1 over-covers (Imbens and Kolesar 2016).
     """
     group_index = np.unique(np.asarray(groups), return_inverse=True)[1]
-    cluster_index = np.unique(np.asarray([str(c) for c in clusters]), return_inverse=True)[1]
+    # codes by first appearance, on the labels themselves as `cr2_stderr` keys them (1 and "1" stay apart)
+    codes: dict[Hashable, int] = {}
+    cluster_index = np.array([codes.setdefault(c, len(codes)) for c in clusters], dtype=np.int64)
     group_count, cluster_count = int(group_index.max()) + 1, int(cluster_index.max()) + 1
     if cluster_count < 2:
         return math.nan
@@ -146,6 +168,8 @@ _BETA_EPSILON = 3e-16
 _QUANTILE_STEPS = 200
 _NEWTON_TOLERANCE = 1e-15
 """Relative step at which Newton's iterate has converged (a few units in the last place)."""
+_NO_SKEWNESS = 1e-9
+"""A skewness this small leaves Hall's transformation the identity (its inverse divides by the skewness)."""
 _MAX_LOG_DENSITY = 700.0
 """Caps a density near a pole (a or b below 1) below float overflow: the Newton step is then tiny, not infinite."""
 
@@ -277,3 +301,48 @@ def score_interval(
     low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)
     high = 1.0 if successes >= effective else beta_quantile(1 - tail, successes + 1, effective - successes)
     return low, high
+
+
+def skew_corrected_interval(
+    estimate: float, stderr: float, skewness: float, df: float, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """Hall's (1992) skewness-corrected t interval, clipped to [0, 1].
+
+    With T = (estimate - truth) / SE and λ the estimate's skewness, g(T) = T + λ/6 + λT^2/3 + λ^2 T^3/27 is closer
+    to Student's t than T is (Hall, "On the removal of skewness by transformation", JRSS B 54(1)), and g is
+    increasing, so the bounds are estimate - SE g^-1(±q) in closed form. Where λ < 0 (means near 1, a few poor
+    clusters pulling them down) the interval reaches further down than up, as the estimate's own distribution does.
+    """
+    quantile = t_quantile(1 - (1 - confidence) / 2, df)
+
+    def inverse(x: float) -> float:
+        if abs(skewness) <= _NO_SKEWNESS:
+            return x
+        inner = 1.0 + skewness * (x - skewness / 6.0)
+        return 3.0 / skewness * (math.copysign(abs(inner) ** (1 / 3), inner) - 1.0)
+
+    return max(0.0, estimate - stderr * inverse(quantile)), min(1.0, estimate - stderr * inverse(-quantile))
+
+
+def mean_interval(
+    estimate: float, values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]
+) -> tuple[float, float] | None:
+    """The report's 95% interval for `estimate`, the equal-weight mean over groups of `values` in [0, 1].
+
+    Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. Where some value lies
+    strictly between 0 and 1 (judge scores, centerness), its binomial model of the variance misses the skew of
+    cluster means near 0 or 1, so the interval is widened to also hold Hall's skewness-corrected t interval
+    (`skew_corrected_interval`): each covers where the other falls short (docs/statistics.md). None without units
+    or with fewer than MIN_SCORE_CLUSTERS clusters.
+    """
+    if not values:
+        return None
+    sums = cr2_cluster_sums(values, groups, clusters)
+    stderr, df = math.sqrt(sum(total * total for total in sums)), bell_mccaffrey_df(groups, clusters)
+    bounds = score_interval(estimate, stderr, len(values), len(sums), df=df)
+    binary = all(value in (0.0, 1.0) for value in values)
+    if bounds is None or binary or stderr <= ZERO_STDERR:
+        return bounds
+    degrees = len(sums) - 1 if math.isnan(df) else min(df, len(sums) - 1)
+    low, high = skew_corrected_interval(estimate, stderr, cr2_skewness(sums), degrees)
+    return min(bounds[0], low), max(bounds[1], high)

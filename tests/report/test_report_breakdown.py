@@ -20,8 +20,8 @@ from inspect_ai.log import EvalLog, write_eval_log
 from drive_evals.data import demo_dir
 from drive_evals.report import write_report
 from drive_evals.report.paired import paired_difference
-from drive_evals.stats import bell_mccaffrey_df, score_interval
-from report.test_report_tables import cr2_se, read_csv
+from drive_evals.stats import MIN_SCORE_CLUSTERS
+from report.test_report_tables import interval, read_csv
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -120,9 +120,7 @@ def estimate(values: list[float], clusters: list[str], groups: list[str] | None)
         means = [sum(v for v, g in zip(values, groups, strict=True) if g == k) / groups.count(k) for k in set(groups)]
         mean = sum(means) / len(means)
     units, count = len(values), len(set(clusters))
-    df = bell_mccaffrey_df(groups or [""] * units, clusters)
-    bounds = score_interval(mean, cr2_se(values, clusters, groups), units, count, df=df)
-    low, high = bounds if bounds is not None else (math.nan, math.nan)
+    low, high = interval(mean, values, clusters, groups) if count >= MIN_SCORE_CLUSTERS else (math.nan, math.nan)
     return {"estimate": mean, "ci_low": low, "ci_high": high, "units": units, "clusters": count,
             "reliable": units >= MIN_UNITS and count >= MIN_CLUSTERS}  # fmt: skip
 

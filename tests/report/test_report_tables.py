@@ -19,7 +19,7 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from drive_evals.report.paired import paired_difference
-from drive_evals.stats import bell_mccaffrey_df, score_interval
+from drive_evals.stats import bell_mccaffrey_df, score_interval, t_quantile
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -79,8 +79,9 @@ def cluster_se(values: list[float], clusters: list[str], groups: list[str] | Non
     return 0.0 if g < 2 else math.sqrt(sum(t * t for t in totals.values()) * g / (g - 1))
 
 
-def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = None) -> float:
-    """CR2 in matrix form: (I - H_cc)^(-1/2) on each cluster's residuals, H the projection on the group dummies."""
+def cr2_sums(values: list[float], clusters: list[str], groups: list[str] | None = None) -> list[float]:
+    """CR2 in matrix form: each cluster's (I - H_cc)^(-1/2)-scaled residuals, H the projection on the group dummies,
+    summed with the contrast's weights."""
     labels = groups or [""] * len(values)
     names, cluster_names = sorted(set(labels)), sorted(set(clusters))
     x = np.array([[float(g == n) for n in names] for g in labels])
@@ -88,24 +89,50 @@ def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = 
     hat = x @ np.linalg.inv(x.T @ x) @ x.T
     contrast = np.full(len(names), 1 / len(names)) @ np.linalg.inv(x.T @ x) @ x.T
     residuals = y - hat @ y
-    total = 0.0
+    sums = []
     for cluster in cluster_names:
         rows = [i for i, c in enumerate(clusters) if c == cluster]
         block = np.eye(len(rows)) - hat[np.ix_(rows, rows)]
         eigenvalues, vectors = np.linalg.eigh(block)
         inverse_root = vectors @ np.diag([1 / math.sqrt(e) if e > 1e-12 else 0.0 for e in eigenvalues]) @ vectors.T
-        total += float(contrast[rows] @ inverse_root @ residuals[rows]) ** 2
-    return math.sqrt(total)
+        sums.append(float(contrast[rows] @ inverse_root @ residuals[rows]))
+    return sums
+
+
+def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = None) -> float:
+    return math.sqrt(sum(total * total for total in cr2_sums(values, clusters, groups)))
+
+
+def hall_bounds(mean: float, sums: list[float], df: float) -> tuple[float, float]:
+    """Hall's skewness-corrected t interval, by bisection on his transformation g (not its closed-form inverse)."""
+    se, g = math.sqrt(sum(t * t for t in sums)), len(sums)
+    skew = sum(t**3 for t in sums) / se**3 * math.sqrt(g * (g - 1)) / (g - 2)
+    q = t_quantile(0.975, df)
+
+    def solve(target: float) -> float:
+        low, high = -1e3, 1e3
+        for _ in range(200):
+            mid = (low + high) / 2
+            value = mid + skew / 6 + skew * mid**2 / 3 + skew**2 * mid**3 / 27
+            low, high = (mid, high) if value < target else (low, mid)
+        return (low + high) / 2
+
+    return max(0.0, mean - se * solve(q)), min(1.0, mean - se * solve(-q))
 
 
 def interval(
     mean: float, values: list[float], clusters: list[str], groups: list[str] | None = None
 ) -> tuple[float, float]:
+    """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1, widened to hold Hall's interval."""
     labels = groups or [""] * len(values)
     df = bell_mccaffrey_df(labels, clusters)
-    bounds = score_interval(mean, cr2_se(values, clusters, groups), len(values), len(set(clusters)), df=df)
+    sums = cr2_sums(values, clusters, groups)
+    bounds = score_interval(mean, cr2_se(values, clusters, groups), len(values), len(sums), df=df)
     assert bounds is not None
-    return bounds
+    if all(v in (0.0, 1.0) for v in values) or cr2_se(values, clusters, groups) <= 1e-12:
+        return bounds
+    low, high = hall_bounds(mean, sums, min(df, len(sums) - 1))
+    return min(bounds[0], low), max(bounds[1], high)
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

@@ -1,8 +1,8 @@
 """Where models fail: each run's metrics per level of each breakdown dimension, with the main tables' intervals.
 
 A level's estimate is the same estimator as the main table's (SURDS `overall`: the equal mean over the subsets that
-have units at that level; a subset or DriveLMM-o1 metric: the plain mean), with the main tables' Korn-Graubard
-interval (clustered by image or frame). Outcome dimensions give the share of units with
+have units at that level; a subset or DriveLMM-o1 metric: the plain mean), with the main tables' interval
+(`stats.mean_interval`, clustered by image or frame). Outcome dimensions give the share of units with
 each outcome. Levels with few units or clusters are kept and flagged. Two comparable models are compared per level
 with the main report's paired test (cluster sign-flip and bounded score test) and the interval inverting it where
 a level has enough units.
@@ -29,13 +29,12 @@ from drive_evals.report.tables import (
     DETECTABLE,
     Estimate,
     Table,
-    interval_of,
     p_text,
     paired_interval,
     paired_reasons,
     percent,
 )
-from drive_evals.stats import clustered_stderr, equal_group_mean
+from drive_evals.stats import clustered_stderr, equal_group_mean, mean_interval
 
 MIN_UNITS = 20
 MIN_CLUSTERS = 5
@@ -120,7 +119,7 @@ def level_estimate(values: Sequence[float], clusters: Sequence[str], groups: Seq
         mean, stderr = grouped.overall, grouped.overall_stderr
     else:
         mean, stderr = sum(values) / len(values), clustered_stderr(values, clusters)
-    return Estimate(mean, stderr, len(values), True, interval_of(mean, list(values), labels, list(clusters)))
+    return Estimate(mean, stderr, len(values), True, mean_interval(mean, list(values), labels, list(clusters)))
 
 
 def build_breakdown(view: BenchmarkView) -> Breakdown:

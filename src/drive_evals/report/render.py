@@ -25,7 +25,7 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #222; max-width: 110rem; }
 table { border-collapse: collapse; margin: 0.5rem 0 0.3rem; font-size: 0.85rem; }
-th, td { border: 1px solid #ccc; padding: 0.2rem 0.35rem; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.3rem; text-align: left; vertical-align: top; }
 td { white-space: nowrap; }
 td.long { white-space: normal; overflow-wrap: anywhere; min-width: 14rem; }
 td .ci { display: block; font-size: 0.75rem; color: #555; }

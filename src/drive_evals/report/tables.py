@@ -2,8 +2,9 @@
 
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
-are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), which stay in [0, 1]
-and cover at their nominal level; paired rows invert a cluster sign-flip test combined with a bounded score test
+are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), widened for scores
+between 0 and 1 to hold Hall's skewness-corrected t interval (`stats.mean_interval`); they stay in [0, 1] and cover
+at their nominal level; paired rows invert a cluster sign-flip test combined with a bounded score test
 (docs/statistics.md).
 """
 
@@ -22,11 +23,9 @@ from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_valu
 from drive_evals.stats import (
     CONFIDENCE,
     MIN_SCORE_CLUSTERS,
-    bell_mccaffrey_df,
     clustered_stderr,
-    cr2_stderr,
     equal_group_mean,
-    score_interval,
+    mean_interval,
 )
 
 SCALE = 100
@@ -59,16 +58,6 @@ class Estimate:
         return math.nan if self.interval is None else self.interval[1]
 
 
-def interval_of(
-    value: float, values: list[float], groups: list[str], clusters: list[str]
-) -> tuple[float, float] | None:
-    """The Korn-Graubard interval of `value`, the estimate on these units: CR2 standard error, Bell-McCaffrey df."""
-    if not values:
-        return None
-    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
-    return score_interval(value, stderr, len(values), len(set(clusters)), df=df)
-
-
 @dataclass
 class Table:
     title: str
@@ -91,7 +80,7 @@ def estimate(run: Run, metric: str) -> Estimate:
         stderr = clustered_stderr(values, clusters) if values else math.nan
     logged = run.metrics.get(f"{metric}_stderr")
     value = run.metrics.get(metric, mean)
-    interval = interval_of(value, values, groups if unit_metric.grouped else [""] * len(values), clusters)
+    interval = mean_interval(value, values, groups if unit_metric.grouped else [""] * len(values), clusters)
     from_samples = logged is None and unit_metric.stderr_logged
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
@@ -138,7 +127,8 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
         notes.append(
             f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
             f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
-            "[0, 100] and has a width at 0 and 100). Coverage measured in docs/statistics.md."
+            "[0, 100] and has a width at 0 and 100), widened where scores lie between 0 and 100 to also hold Hall's "
+            "skewness-corrected t interval. Coverage measured in docs/statistics.md."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
