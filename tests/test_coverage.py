@@ -43,9 +43,10 @@ def test_judge_scores_near_one_cover() -> None:
     docs/statistics.md), the interval above the truth in most misses; with Hall's skewness-corrected t beside it,
     0.947."""
     tally = bench_coverage.simulate(SHAPES["drivelmm-judge-high"], 12, SKEWED_REPLICATIONS, others=0)
-    report = tally[bench_coverage.REPORT_SCORE]
+    report, korn_graubard = tally[bench_coverage.REPORT_SCORE], tally[bench_coverage.KORN_GRAUBARD]
     assert report.shown == report.total
     assert report.coverage >= SKEWED_FLOOR, report
+    assert korn_graubard.coverage < SKEWED_FLOOR, "these draws tell the two apart"
 
 
 @pytest.mark.parametrize("clusters", [6, 12])
