@@ -48,3 +48,12 @@ def test_a_broken_link_is_found(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text("# Title\n[ok](#title) [gone](missing.md) [bad](#nowhere)\n")
     assert broken_links(page) == ["missing.md: no such file", "#nowhere: no heading with that anchor"]
+
+
+def test_the_comparing_page_quotes_the_example_report_as_it_is() -> None:
+    """docs/comparing.md shows rows of docs/example-report.md; regenerating the example must carry them along."""
+    example = (ROOT / "docs" / "example-report.md").read_text(encoding="utf-8").splitlines()
+    quoted = (ROOT / "docs" / "comparing.md").read_text(encoding="utf-8").splitlines()
+    rows = [line for line in quoted if line.startswith("| chance/random")]
+    assert rows, "docs/comparing.md quotes no example row"
+    assert [row for row in rows if row not in example] == []
