@@ -238,6 +238,7 @@ SHAPES = (
     surds_overall(),
     judge_shape("drivelmm-judge", "DriveLMM-o1 judge score, 3-6 questions a frame, mean 0.7", 0.7, 0.8),
     judge_shape("drivelmm-judge-high", "judge score with mean 0.95", 0.95, 0.8),
+    judge_shape("drivelmm-judge-harsh", "judge score near 1 with a heavy tail of poor frames, mean 0.93", 0.97, 1.5),
     binary_shape("drivelmm-mcq", "DriveLMM-o1 MCQ correct, 3-6 questions a frame, 60%", 0.6, 1.0, (3, 6)),
     paired_binary("paired-chance", "two equally good models, 4 units an image", 0.3, 0.0, (4, 4)),
     paired_binary("paired-effect", "A +0.5 log-odds, 1-4 units an image", 0.4, 0.5, (1, 4)),
@@ -270,6 +271,8 @@ class Tally:
     total: int = 0
     width: float = 0.0
     """Sum of the shown intervals' widths."""
+    above: int = 0
+    """Shown intervals lying wholly above the truth (the other misses lie below it)."""
 
     def add(self, interval: tuple[float, float] | None, truth: float, disagrees: bool = False) -> None:
         self.total += 1
@@ -278,6 +281,7 @@ class Tally:
             self.shown += 1
             self.covered += interval[0] - 1e-12 <= truth <= interval[1] + 1e-12
             self.width += interval[1] - interval[0]
+            self.above += truth < interval[0] - 1e-12
 
     @property
     def coverage(self) -> float:
@@ -286,6 +290,11 @@ class Tally:
     @property
     def mean_width(self) -> float:
         return self.width / self.shown if self.shown else math.nan
+
+    def tails(self) -> str:
+        """Mean width, then the shares of draws with the interval above and below the truth, in percent."""
+        below = self.shown - self.covered - self.above
+        return f"{self.mean_width:.3f} · {self.above / self.shown:.1%}/{below / self.shown:.1%}".replace("%", "")
 
 
 def single_methods(sample: Sample, report_only: bool = False) -> dict[str, tuple[float, float] | None]:
@@ -455,7 +464,8 @@ def table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, .
 
 
 def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, ...]) -> list[str]:
-    """The score shapes' mean interval width, the report's against the Korn-Graubard interval it widens."""
+    """The score shapes' mean interval width and one-sided misses, the report's against the Korn-Graubard interval it
+    widens: a 95% interval should miss about 2.5% on each side."""
     lines = [
         "| shape | method | " + " | ".join(f"G={g}" for g in counts) + " |",
         "|---|---|" + "---|" * len(counts),
@@ -463,8 +473,8 @@ def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[
     for shape in SHAPES:
         for method in (KORN_GRAUBARD, REPORT_SCORE):
             if not shape.paired and all((shape.name, g) in results for g in counts):
-                widths = [f"{results[(shape.name, g)][method].mean_width:.3f}" for g in counts]
-                lines.append(f"| {shape.name} | {method} | " + " | ".join(widths) + " |")
+                cells = [results[(shape.name, g)][method].tails() for g in counts]
+                lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -570,8 +580,9 @@ def main(argv: list[str] | None = None) -> int:
     if any(not s.paired for s in chosen):
         footer += [
             "",
-            "Mean width of the score intervals on the same draws: the report's, and the Korn-Graubard interval it "
-            "widens where values lie between 0 and 1 (the 0/1 shapes' rows are equal).",
+            "Mean width of the score intervals on the same draws, then the percentage of draws where the interval "
+            "lies above the truth / below it (about 2.5 each for a 95% interval): the report's, and the Korn-Graubard "
+            "interval it widens where values lie between 0 and 1 (the 0/1 shapes' rows are equal).",
             "",
             *width_table(results, tuple(args.clusters)),
         ]

@@ -13,11 +13,11 @@ from drive_evals.stats import (
     bell_mccaffrey_df,
     beta_quantile,
     clustered_stderr,
-    cr2_cluster_sums,
-    cr2_skewness,
     cr2_stderr,
     equal_group_mean,
+    estimate_skewness,
     mean_interval,
+    residual_sums,
     score_interval,
     skew_corrected_interval,
     t_quantile,
@@ -161,10 +161,22 @@ def test_skewness_of_a_plain_mean_is_the_adjusted_sample_skewness_over_root_n() 
     deviations = np.array(values) - np.mean(values)
     g1 = np.mean(deviations**3) / np.mean(deviations**2) ** 1.5
     adjusted = g1 * math.sqrt(n * (n - 1)) / (n - 2)
-    sums = cr2_cluster_sums(values, [""] * n, [f"c{i}" for i in range(n)])
-    assert math.isclose(cr2_skewness(sums), adjusted / math.sqrt(n), rel_tol=1e-12)
-    assert cr2_skewness([0.1, -0.1]) == 0.0  # two clusters: no third moment to estimate
-    assert cr2_skewness([0.0, 0.0, 0.0]) == 0.0
+    sums = residual_sums(values, [""] * n, [f"c{i}" for i in range(n)])
+    assert math.isclose(estimate_skewness(sums.plain), adjusted / math.sqrt(n), rel_tol=1e-12)
+    assert estimate_skewness([0.1, -0.1]) == 0.0  # two clusters: no third moment to estimate
+    assert estimate_skewness([0.0, 0.0, 0.0]) == 0.0
+
+
+def test_skewness_keeps_its_sign_when_one_cluster_holds_most_units() -> None:
+    """Scores near 1 with one poor unit in a small cluster are skewed to the left. Cubing CR2-scaled sums, the big
+    cluster's residual, scaled by (1 - 40/42)^(-1/2) = 4.6, made the estimate +2.05 (reviewed on 3 clusters)."""
+    values = [0.95] * 40 + [0.96, 0.3] + [0.97]
+    clusters = ["big"] * 40 + ["small", "small", "one"]
+    sums = residual_sums(values, [""] * len(values), clusters)
+    scaled_ratio = sum(t**3 for t in sums.cr2) / sum(t * t for t in sums.cr2) ** 1.5
+    assert scaled_ratio > 0  # what the CR2-scaled cubes said
+    skewness = estimate_skewness(sums.plain)
+    assert -math.sqrt(6) <= skewness < 0
 
 
 def test_hall_interval_inverts_his_transformation() -> None:
@@ -192,10 +204,10 @@ def test_scores_between_0_and_1_get_hall_where_korn_graubard_stops_short() -> No
     clusters = [f"f{i}" for i, frame in enumerate(frames) for _ in frame]
     groups = [""] * len(values)
     mean = sum(values) / len(values)
-    sums = cr2_cluster_sums(values, groups, clusters)
+    sums = residual_sums(values, groups, clusters)
     stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
     korn = score_interval(mean, stderr, len(values), len(frames), df=df)
-    hall = skew_corrected_interval(mean, stderr, cr2_skewness(sums), min(df, len(frames) - 1))
+    hall = skew_corrected_interval(mean, stderr, estimate_skewness(sums.plain), min(df, len(frames) - 1))
     assert korn is not None and hall[0] < korn[0]
     assert mean_interval(mean, values, groups, clusters) == (min(korn[0], hall[0]), max(korn[1], hall[1]))
     binary = [float(v > 0.975) for v in values]

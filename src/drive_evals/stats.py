@@ -70,18 +70,26 @@ def cr2_stderr(values: Sequence[float], groups: Sequence[str], clusters: Sequenc
     """
     if not values:
         return math.nan
-    return math.sqrt(sum(total * total for total in cr2_cluster_sums(values, groups, clusters)))
+    return math.sqrt(sum(total * total for total in residual_sums(values, groups, clusters).cr2))
 
 
-def cr2_cluster_sums(values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]) -> list[float]:
-    """Each cluster's CR2-scaled weighted residual sum: the estimate's deviation is their total, its CR2 variance
-    their sum of squares (`cr2_stderr`) and its third cumulant their sum of cubes (`cr2_skewness`)."""
+@dataclass(frozen=True)
+class ResidualSums:
+    """Each cluster's weighted residual sum, whose total is the estimate's deviation: as is, and CR2-scaled."""
+
+    plain: list[float]
+    cr2: list[float]
+
+
+def residual_sums(values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]) -> ResidualSums:
+    """The clusters' residual sums of the equal-weight mean over groups (`cr2_stderr` says how CR2 scales them)."""
     if not (len(values) == len(groups) == len(clusters)):
         raise ValueError("values, groups and clusters must have the same length")
     by_group: dict[str, list[int]] = defaultdict(list)
     for index, group in enumerate(groups):
         by_group[group].append(index)
-    sums: dict[Hashable, float] = defaultdict(float)
+    plain: dict[Hashable, float] = defaultdict(float)
+    scaled: dict[Hashable, float] = defaultdict(float)
     for members in by_group.values():
         mean = sum(values[i] for i in members) / len(members)
         residuals: dict[Hashable, float] = defaultdict(float)
@@ -89,18 +97,21 @@ def cr2_cluster_sums(values: Sequence[float], groups: Sequence[str], clusters: S
         for i in members:
             residuals[clusters[i]] += values[i] - mean
             sizes[clusters[i]] += 1
+        weight = 1.0 / (len(by_group) * len(members))
         for cluster, residual in residuals.items():
             share = 1.0 - sizes[cluster] / len(members)
-            weight = 1.0 / (len(by_group) * len(members))
-            sums[cluster] += 0.0 if share <= 0.0 else weight * residual / math.sqrt(share)
-    return list(sums.values())
+            plain[cluster] += weight * residual
+            scaled[cluster] += 0.0 if share <= 0.0 else weight * residual / math.sqrt(share)
+    return ResidualSums(list(plain.values()), [scaled[cluster] for cluster in plain])
 
 
-def cr2_skewness(sums: Sequence[float]) -> float:
-    """The skewness of the estimate (third cumulant over SE^3) from its CR2 cluster sums; 0 where the SE is 0.
+def estimate_skewness(sums: Sequence[float]) -> float:
+    """The estimate's skewness (third cumulant over SE^3) from its clusters' plain residual sums; 0 where they are.
 
-    For G equal clusters the sum of cubes of CR2-scaled residuals has expectation (G - 2) / sqrt(G (G - 1)) times
-    the estimate's third cumulant, so it is scaled up by the inverse; the SE in the denominator is the CR2 one.
+    For G equal clusters the sums' cubes and squares have expectations (G - 1)(G - 2) / G^2 and (G - 1) / G times
+    the estimate's third cumulant and variance, hence the factor sqrt(G (G - 1)) / (G - 2) on their ratio (which
+    is at most 1 in size). Unscaled sums, not CR2's: cubing CR2's (1 - h)^(-1/2) lets a cluster holding most units
+    swamp the estimate and turn its sign.
     """
     count = len(sums)
     variance = sum(total * total for total in sums)
@@ -337,12 +348,13 @@ def mean_interval(
     """
     if not values:
         return None
-    sums = cr2_cluster_sums(values, groups, clusters)
-    stderr, df = math.sqrt(sum(total * total for total in sums)), bell_mccaffrey_df(groups, clusters)
-    bounds = score_interval(estimate, stderr, len(values), len(sums), df=df)
+    sums = residual_sums(values, groups, clusters)
+    stderr, df = math.sqrt(sum(total * total for total in sums.cr2)), bell_mccaffrey_df(groups, clusters)
+    count = len(sums.plain)
+    bounds = score_interval(estimate, stderr, len(values), count, df=df)
     binary = all(value in (0.0, 1.0) for value in values)
     if bounds is None or binary or stderr <= ZERO_STDERR:
         return bounds
-    degrees = len(sums) - 1 if math.isnan(df) else min(df, len(sums) - 1)
-    low, high = skew_corrected_interval(estimate, stderr, cr2_skewness(sums), degrees)
+    degrees = count - 1 if math.isnan(df) else min(df, count - 1)
+    low, high = skew_corrected_interval(estimate, stderr, estimate_skewness(sums.plain), degrees)
     return min(bounds[0], low), max(bounds[1], high)

@@ -79,9 +79,9 @@ def cluster_se(values: list[float], clusters: list[str], groups: list[str] | Non
     return 0.0 if g < 2 else math.sqrt(sum(t * t for t in totals.values()) * g / (g - 1))
 
 
-def cr2_sums(values: list[float], clusters: list[str], groups: list[str] | None = None) -> list[float]:
-    """CR2 in matrix form: each cluster's (I - H_cc)^(-1/2)-scaled residuals, H the projection on the group dummies,
-    summed with the contrast's weights."""
+def cluster_sums(values: list[float], clusters: list[str], groups: list[str] | None = None) -> list[list[float]]:
+    """Per cluster: the contrast-weighted residual sum as is, and CR2's (matrix form: (I - H_cc)^(-1/2) on the
+    cluster's residuals, H the projection on the group dummies)."""
     labels = groups or [""] * len(values)
     names, cluster_names = sorted(set(labels)), sorted(set(clusters))
     x = np.array([[float(g == n) for n in names] for g in labels])
@@ -95,18 +95,18 @@ def cr2_sums(values: list[float], clusters: list[str], groups: list[str] | None 
         block = np.eye(len(rows)) - hat[np.ix_(rows, rows)]
         eigenvalues, vectors = np.linalg.eigh(block)
         inverse_root = vectors @ np.diag([1 / math.sqrt(e) if e > 1e-12 else 0.0 for e in eigenvalues]) @ vectors.T
-        sums.append(float(contrast[rows] @ inverse_root @ residuals[rows]))
+        sums.append([float(contrast[rows] @ residuals[rows]), float(contrast[rows] @ inverse_root @ residuals[rows])])
     return sums
 
 
 def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = None) -> float:
-    return math.sqrt(sum(total * total for total in cr2_sums(values, clusters, groups)))
+    return math.sqrt(sum(cr2 * cr2 for _, cr2 in cluster_sums(values, clusters, groups)))
 
 
-def hall_bounds(mean: float, sums: list[float], df: float) -> tuple[float, float]:
+def hall_bounds(mean: float, se: float, plain: list[float], df: float) -> tuple[float, float]:
     """Hall's skewness-corrected t interval, by bisection on his transformation g (not its closed-form inverse)."""
-    se, g = math.sqrt(sum(t * t for t in sums)), len(sums)
-    skew = sum(t**3 for t in sums) / se**3 * math.sqrt(g * (g - 1)) / (g - 2)
+    g = len(plain)
+    skew = sum(t**3 for t in plain) / sum(t * t for t in plain) ** 1.5 * math.sqrt(g * (g - 1)) / (g - 2)
     q = t_quantile(0.975, df)
 
     def solve(target: float) -> float:
@@ -126,12 +126,12 @@ def interval(
     """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1, widened to hold Hall's interval."""
     labels = groups or [""] * len(values)
     df = bell_mccaffrey_df(labels, clusters)
-    sums = cr2_sums(values, clusters, groups)
-    bounds = score_interval(mean, cr2_se(values, clusters, groups), len(values), len(sums), df=df)
+    sums, se = cluster_sums(values, clusters, groups), cr2_se(values, clusters, groups)
+    bounds = score_interval(mean, se, len(values), len(sums), df=df)
     assert bounds is not None
-    if all(v in (0.0, 1.0) for v in values) or cr2_se(values, clusters, groups) <= 1e-12:
+    if all(v in (0.0, 1.0) for v in values) or se <= 1e-12:
         return bounds
-    low, high = hall_bounds(mean, sums, min(df, len(sums) - 1))
+    low, high = hall_bounds(mean, se, [plain for plain, _ in sums], min(df, len(sums) - 1))
     return min(bounds[0], low), max(bounds[1], high)
 
 
