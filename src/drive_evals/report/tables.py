@@ -3,9 +3,9 @@
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
 are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), widened for scores
-between 0 and 1 to hold Hall's skewness-corrected t interval (`stats.mean_interval`); they stay in [0, 1] and cover
-at their nominal level; paired rows invert a cluster sign-flip test combined with a bounded score test
-(docs/statistics.md).
+between 0 and 1 to hold Hall's skewness-corrected t interval (`stats.mean_interval`); they stay in [0, 1]. Paired
+rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage,
+and the one shape where it does not: docs/statistics.md.
 """
 
 from __future__ import annotations
