@@ -92,8 +92,9 @@ class BatchedCheck:
     """`assert_agreeing_epochs_change_nothing` for several metrics over one run's scores, made once for all of them,
     at the first test's `check` (inside the test, so under its fixtures: `offline_mockllm`, the quiet evals).
 
-    The batch passes only if every metric's values (each under the name the log gives it, none shared, so that no
-    metric hides another's) are unchanged by equal epochs under each reducer: what each metric's own check asserts.
+    The batch passes only if every metric reports something (the helper's check of one metric asserts that) and
+    every metric's values (each under the name the log gives it, none shared, so that no metric hides another's) are
+    unchanged by equal epochs under each reducer: what each metric's own check asserts.
     Each eval is seeded the same and computes the metrics in the same order over as many scores, so a metric that
     draws random numbers draws the same ones in the reference and the reduced runs, as it does alone."""
 
@@ -102,10 +103,12 @@ class BatchedCheck:
 
     @cached_property
     def failed(self) -> AssertionError | None:
-        """Why the batch failed, or None when it passed."""
+        """Why the batch failed (or could not stand for each metric's own check), or None when it passed."""
         named = {name: logged_names(name, make(), self.run) for name, make in self.metrics.items()}
+        silent = [name for name, values in named.items() if not values]
         shared = {n for a in named for b in named if a < b for n in named[a] & named[b]}
-        assert not shared, f"metrics of one batch log values under the same names: {shared}"
+        if silent or shared:  # the batch would not check each metric as its own check does: each test checks alone
+            return AssertionError(f"metrics reporting nothing {silent}, names logged by two metrics {shared}")
         scores, metadata = self.run
         try:
             assert_agreeing_epochs_change_nothing([make() for make in self.metrics.values()], scores, metadata=metadata)
