@@ -30,7 +30,7 @@ from drive_evals.truncation import truncation
 
 pytestmark = [
     pytest.mark.usefixtures("offline_mockllm"),  # the helper runs Inspect's plain mockllm/model
-    pytest.mark.slow,  # three evals per metric over every demo sample: minutes on a loaded 2-core machine
+    pytest.mark.slow,  # three evals per run (or per metric) over every demo sample: minutes on a loaded machine
 ]
 EPOCH_SPREAD = ("run_to_run_sd", "run_to_run_changed_rate")
 """Spread across epochs: undefined (NaN) for one epoch and 0 for equal epochs, by design."""
