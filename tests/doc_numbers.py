@@ -54,6 +54,12 @@ SCRATCH_VARIABLES = {"INSPECT_CACHE_DIR": "cache", "DRIVE_EVALS_CACHE": "derived
 """Inspect's cache (judge replies) and ours (grids) start empty, so nothing from an earlier run is reused."""
 CALLS_FILE = "FAKE_MODEL_CALLS"
 """Where the mock judges append one line per call (`fake_models.record_call`)."""
+NO_SAMPLES: dict[str, Any] = {"log_samples": False}
+"""For a run whose samples nobody reads (only its results, metrics and token counts): no samples in its log and
+none in the returned `EvalLog`, at half a demo run's time (writing each sample to the log is Inspect's largest cost
+per sample here). The results are computed from the same scores either way."""
+SAMPLES_READ = {CHANCE}
+"""The meta-evaluation runs whose samples a test reads (the chance judge's: `test_validity_e2e`)."""
 
 
 def _one_in(options: int) -> str:
@@ -113,11 +119,12 @@ def _eval(task: str, log_dir: Path, **options: Any) -> EvalLog:
     return log
 
 
-def chance_seed_runs(data: str, seeds: range, log_dir: Path) -> list[EvalLog]:
+def chance_seed_runs(data: str, seeds: range, log_dir: Path, log_samples: bool = True) -> list[EvalLog]:
     """SURDS with `chance/random -M seed=N` for each N of `seeds`, in seed order: one eval of as many models (the
-    task and its data are built once; each answer depends only on its seed, prompt and image)."""
+    task and its data are built once; each answer depends only on its seed, prompt and image). Without
+    `log_samples` the logs hold the results only (`NO_SAMPLES`)."""
     models: list[Model] = [get_model(CHANCE, seed=seed, memoize=False) for seed in seeds]
-    logs = inspect_eval(surds(data=data), model=models, log_dir=str(log_dir), **QUIET)
+    logs = inspect_eval(surds(data=data), model=models, log_dir=str(log_dir), **QUIET, log_samples=log_samples)
     assert all(log.status == "success" for log in logs), [log.error for log in logs if log.error]
     by_seed = {log.eval.model_args["seed"]: log for log in logs}
     assert sorted(by_seed) == list(seeds), f"one log per seed expected, got {sorted(by_seed)}"
@@ -131,10 +138,10 @@ def chance_runs(surds_normal: EvalLog, log_dir: Path) -> ChanceRuns:
     seed = {"seed": SEED}
     assert surds_normal.eval.model_args == seed, surds_normal.eval.model_args
     normal, blind = {"data": DEMO}, {"data": DEMO, "blind": True}
-    surds_blind = _eval(SURDS.qualified, log_dir, model=CHANCE, model_args=seed, task_args=blind)
+    surds_blind = _eval(SURDS.qualified, log_dir, model=CHANCE, model_args=seed, task_args=blind, **NO_SAMPLES)
     judged = {"model": CHANCE, "model_args": seed, "model_roles": {"grader": CHANCE}}
     o1_normal = _eval(DRIVELMM_O1.qualified, log_dir, task_args=normal, **judged)
-    o1_blind = _eval(DRIVELMM_O1.qualified, log_dir, task_args=blind, **judged)
+    o1_blind = _eval(DRIVELMM_O1.qualified, log_dir, task_args=blind, **judged, **NO_SAMPLES)
     return ChanceRuns(surds_normal, surds_blind, o1_normal, o1_blind)
 
 
@@ -147,12 +154,16 @@ class JudgeRun:
 
 
 def judge_meta_runs(log_dir: Path) -> dict[str, JudgeRun]:
-    """The meta-evaluation of each of `JUDGES` (default records and epochs), by grader."""
+    """The meta-evaluation of each of `JUDGES` (default records and epochs), by grader. Only the chance judge's log
+    keeps its samples (`SAMPLES_READ`); the others' hold their results."""
     runs = {}
     for _, grader in JUDGES:
         calls = log_dir / f"{grader.replace('/', '-')}.calls"
+        options = {"task_args": {"data": DEMO}, "model_roles": {"grader": grader}}
         with scratch_caches(log_dir / "judge-cache", {CALLS_FILE: str(calls)}):
-            log = _eval(DRIVELMM_O1_JUDGE.qualified, log_dir, task_args={"data": DEMO}, model_roles={"grader": grader})
+            log = _eval(
+                DRIVELMM_O1_JUDGE.qualified, log_dir, **options, **({} if grader in SAMPLES_READ else NO_SAMPLES)
+            )
         runs[grader] = JudgeRun(log, len(calls.read_text().splitlines()) if calls.exists() else 0)
     return runs
 

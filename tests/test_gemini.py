@@ -17,7 +17,7 @@ from fakeserver.drive import drive_policy, lookup_key, normalise, o1_prompts, o1
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ContentReasoning, Model, get_model
-from inspect_runs import metrics
+from inspect_runs import QUIET, metrics
 from reliability.batch_runs import FAST_BATCH
 from reliability.harness import differences
 
@@ -55,7 +55,7 @@ def run(task: str, server: FakeModelServer, tmp_path: Path, name: str, model: st
         model_base_url=server.gemini_base_url if google else None,
         task_args={"data": "demo", **options.pop("task_args", {})},
         log_dir=str(tmp_path / name),
-        display="none",
+        **QUIET,
         max_retries=1,
         **options,
     )
@@ -199,6 +199,6 @@ def test_inspect_cannot_batch_images_to_google(fake_model_server: FakeModelServe
             limit=1,
             batch=FAST_BATCH,
             log_dir=str(tmp_path / "logs"),
-            display="none",
+            **QUIET,
         )
     assert fake_model_server.requests == [] and fake_model_server.batch_store.batches == []

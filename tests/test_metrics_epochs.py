@@ -1,8 +1,16 @@
 """Every metric read through Inspect's epoch reducers (`pytest_inspect_evals.metrics`): the scores and metadata of a
-real in-process run, repeated over equal epochs under `mean` and `mode`, must give the metrics one epoch gives."""
+real in-process run, repeated over equal epochs under `mean` and `mode`, must give the metrics one epoch gives.
+
+The metrics of one run are checked together, as a task registers them side by side: the helper's three evals cost
+the same for one metric as for five (their time is Inspect's, per sample), so each run's check is made once
+(`BatchedCheck`) and each metric's test reads its verdict. Only when the batch fails does a metric's test repeat the
+check with that metric alone, so that the failing test is the metric's own, with the helper's message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +30,7 @@ from drive_evals.truncation import truncation
 
 pytestmark = [
     pytest.mark.usefixtures("offline_mockllm"),  # the helper runs Inspect's plain mockllm/model
-    pytest.mark.slow,  # three evals per metric over every demo sample: minutes on a loaded 2-core machine
+    pytest.mark.slow,  # three evals per run (or per metric) over every demo sample: minutes on a loaded machine
 ]
 EPOCH_SPREAD = ("run_to_run_sd", "run_to_run_changed_rate")
 """Spread across epochs: undefined (NaN) for one epoch and 0 for equal epochs, by design."""
@@ -69,14 +77,80 @@ def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
     return scored(log, "drivelmm_o1_scorer")
 
 
-@pytest.mark.parametrize(
-    "metric",
-    [surds_scores, surds_stderr, surds_validity, truncation],
-    ids=["surds_scores", "surds_stderr", "surds_validity", "truncation"],
-)
-def test_surds_metrics_through_the_reducers(metric: Any, surds_run: Scored) -> None:
-    scores, metadata = surds_run
-    assert_agreeing_epochs_change_nothing([metric()], scores, metadata=metadata)
+def logged_names(name: str, metric: Metric, run: Scored) -> set[str]:
+    """The names the log gives the values of `metric` (registered as `name`) over `run`'s scores, one epoch, not
+    reduced: a dict's keys, or the metric's own name."""
+    scores, metadata = run
+    samples = [SampleScore(score=s, sample_metadata=m) for s, m in zip(scores, metadata, strict=True)]
+    measure: Any = metric  # Inspect's Metric type names the pre-SampleScore signature too
+    value = measure(samples)
+    return set(value) if isinstance(value, dict) else {name}
+
+
+@dataclass
+class BatchedCheck:
+    """`assert_agreeing_epochs_change_nothing` for several metrics over one run's scores, made once for all of them,
+    at the first test's `check` (inside the test, so under its fixtures: `offline_mockllm`, the quiet evals).
+
+    The batch passes only if every metric reports something (the helper's check of one metric asserts that) and
+    every metric's values (each under the name the log gives it, none shared, so that no metric hides another's) are
+    unchanged by equal epochs under each reducer: what each metric's own check asserts.
+    Each eval is seeded the same and computes the metrics in the same order over as many scores, so a metric that
+    draws random numbers draws the same ones in the reference and the reduced runs, as it does alone."""
+
+    metrics: Mapping[str, Callable[[], Metric]]
+    run: Scored
+
+    @cached_property
+    def failed(self) -> AssertionError | None:
+        """Why the batch failed (or could not stand for each metric's own check), or None when it passed."""
+        named = {name: logged_names(name, make(), self.run) for name, make in self.metrics.items()}
+        silent = [name for name, values in named.items() if not values]
+        shared = {n for a in named for b in named if a < b for n in named[a] & named[b]}
+        if silent or shared:  # the batch would not check each metric as its own check does: each test checks alone
+            return AssertionError(f"metrics reporting nothing {silent}, names logged by two metrics {shared}")
+        scores, metadata = self.run
+        try:
+            assert_agreeing_epochs_change_nothing([make() for make in self.metrics.values()], scores, metadata=metadata)
+        except AssertionError as failure:
+            return failure
+        return None
+
+    def check(self, name: str) -> None:
+        """Passes when the batch passed; otherwise the check of metric `name` alone, with its own message."""
+        if self.failed is not None:
+            scores, metadata = self.run
+            assert_agreeing_epochs_change_nothing([self.metrics[name]()], scores, metadata=metadata)
+
+
+SURDS_METRICS = {
+    "surds_scores": surds_scores,
+    "surds_stderr": surds_stderr,
+    "surds_validity": surds_validity,
+    "truncation": truncation,
+}
+O1_METRICS = {
+    "reasoning_metrics": reasoning_metrics,
+    "mcq_metrics": mcq_metrics,
+    "o1_stderr": o1_stderr,
+    "panel_agreement": panel_agreement,
+    "truncation": truncation,
+}
+
+
+@pytest.fixture(scope="module")
+def surds_checked(surds_run: Scored) -> BatchedCheck:
+    return BatchedCheck(SURDS_METRICS, surds_run)
+
+
+@pytest.fixture(scope="module")
+def o1_checked(o1_run: Scored) -> BatchedCheck:
+    return BatchedCheck(O1_METRICS, o1_run)
+
+
+@pytest.mark.parametrize("metric", SURDS_METRICS)
+def test_surds_metrics_through_the_reducers(metric: str, surds_checked: BatchedCheck) -> None:
+    surds_checked.check(metric)
 
 
 def test_surds_lost_units_through_the_reducers(surds_run: Scored) -> None:
@@ -98,16 +172,9 @@ def test_replies_rebuilt_through_the_reducers(surds_run: Scored) -> None:
     assert_agreeing_epochs_change_nothing([replies_rebuilt()], rebuilt, metadata=metadata)
 
 
-@pytest.mark.parametrize(
-    "metric",
-    [reasoning_metrics, mcq_metrics, o1_stderr, panel_agreement, truncation],
-    ids=["reasoning_metrics", "mcq_metrics", "o1_stderr", "panel_agreement", "truncation"],
-)
-def test_drivelmm_o1_metrics_through_the_reducers(
-    metric: Any, o1_run: tuple[list[Score], list[dict[str, Any]]]
-) -> None:
-    scores, metadata = o1_run
-    assert_agreeing_epochs_change_nothing([metric()], scores, metadata=metadata)
+@pytest.mark.parametrize("metric", O1_METRICS)
+def test_drivelmm_o1_metrics_through_the_reducers(metric: str, o1_checked: BatchedCheck) -> None:
+    o1_checked.check(metric)
 
 
 def test_judge_meta_metrics_through_the_reducers(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from inspect_ai import eval_retry
 from inspect_ai.log import recompute_metrics
 from inspect_ai.model import ChatMessage, ContentImage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_runs import eval_in_process, metrics
+from inspect_runs import QUIET, eval_in_process, metrics
 
 from drive_evals.attempts import missing_from_log, missing_warning
 from drive_evals.data import open_snapshot
@@ -89,7 +89,7 @@ def test_surds_errored_units_count_as_missing_replies_until_retried(tmp_path: Pa
     assert float(row["overall"]) == pytest.approx(0.75) and float(row["depth_valid_rate"]) == pytest.approx(0.75)
 
     Switch.failing = False
-    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retry"), display="none")
+    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retry"), **QUIET)
     assert retried.status == "success"
     found = metrics(retried, "surds_scorer")
     assert found["overall"] == pytest.approx(1.0)
@@ -135,6 +135,6 @@ def test_drivelmm_o1_coverage_counts_errored_samples(tmp_path: Path) -> None:
     assert found["missing_samples"] == FAILING_UNITS
 
     Switch.failing = False
-    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retry"), display="none")
+    (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retry"), **QUIET)
     found = metrics(retried, "drivelmm_o1_scorer")
     assert found["judge_coverage"] == 1.0 and found["missing_samples"] == 0

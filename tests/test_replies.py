@@ -18,7 +18,7 @@ from fakeserver.drive import judge_reply, lookup_key, normalise, o1_prompts, sur
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput, get_model
-from inspect_runs import metrics
+from inspect_runs import QUIET, metrics
 
 from drive_evals.drivelmm_o1.prompts import JUDGE_SYSTEM_PROMPT
 from drive_evals.replies import (
@@ -98,7 +98,7 @@ def run(task: str, server: FakeModelServer, tmp_path: Path, task_args: dict[str,
         model_roles={"grader": get_model(OPENAI_MODEL, base_url=server.openai_base_url)},
         task_args={"data": "demo", **task_args},
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
         max_retries=1,
         **options,  # type: ignore[arg-type]
     )
@@ -296,7 +296,7 @@ def test_the_raw_text_is_scored_without_the_providers_reasoning(
         task_args={"data": "demo", "subsets": "yaw,depth"},
         sample_id=["surds-yaw-0000", "surds-depth-0000"],
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
         max_retries=1,
     )
     assert log.status == "success", log.error

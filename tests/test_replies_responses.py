@@ -20,7 +20,7 @@ from fakeserver.openai_responses import PART_SPLIT
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ContentReasoning, get_model
-from inspect_runs import metrics
+from inspect_runs import QUIET, metrics
 
 from drive_evals.drivelmm_o1.mcq import official_correct
 from drive_evals.drivelmm_o1.prompts import JUDGE_SYSTEM_PROMPT
@@ -89,7 +89,7 @@ def run(
         model_roles={"grader": grader},
         task_args={"data": "demo", **task_args},
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
         max_retries=1,
         **options,  # type: ignore[arg-type]
     )

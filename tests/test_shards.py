@@ -12,6 +12,7 @@ from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_runs import QUIET
 
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY, MergeError, merge_shards
@@ -61,7 +62,7 @@ def _run(task: str, log_dir: Path, **task_args: Any) -> EvalLog:
         model=CHANCE,
         model_roles={GRADER_ROLE: CHANCE},
         log_dir=str(log_dir),
-        display="none",
+        **QUIET,
     )
     assert log.status == "success", log.error
     return log
@@ -153,7 +154,7 @@ class FlakyModel(ModelAPI):
 def test_retrying_a_failed_shard_pays_for_no_sample_twice(tmp_path: Path) -> None:
     """`inspect eval-retry` on one shard re-runs only the samples that shard's log lacks, with the same shard."""
     task, args = "drive_evals/drivelmm_o1", {"data": "demo", "judge": False}
-    limits: dict[str, Any] = {"display": "none", "max_samples": 1, "max_connections": 1}
+    limits: dict[str, Any] = {**QUIET, "max_samples": 1, "max_connections": 1}
     common = {**limits, "model": "flaky/x"}
     FLAKY_CALLS.clear()
     FLAKY_FAIL_AT[:] = [5]

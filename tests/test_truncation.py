@@ -17,7 +17,7 @@ from fakeserver.drive import lookup_key, surds_prompts, surds_request_keys
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import SampleScore, Score
-from inspect_runs import metrics, only_log, run_inspect
+from inspect_runs import QUIET, metrics, only_log, run_inspect
 
 from drive_evals.surds.rules import PromptScore
 from drive_evals.surds.scorer import INVALID_REASON, NO_RESPONSE_REASON, unit_reason
@@ -106,7 +106,7 @@ def run_surds(server: FakeModelServer, model: str, tmp_path: Path) -> EvalLog:
         sample_id=SAMPLES,
         max_tokens=MAX_TOKENS,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
         max_retries=1,
     )
     assert log.status == "success", log.error
@@ -161,7 +161,7 @@ def test_drivelmm_o1_truncated_response(fake_model_server: FakeModelServer, tmp_
         limit=3,
         max_tokens=MAX_TOKENS,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
         max_retries=1,
     )
     assert log.status == "success", log.error

@@ -19,7 +19,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import ModelName, get_model
 from inspect_ai.solver import TaskState
-from inspect_runs import RUNNER
+from inspect_runs import QUIET, RUNNER
 
 from drive_evals.drivelmm_o1.judge_guard import (
     DEFAULT_GRADER,
@@ -102,7 +102,7 @@ def test_judge_off_needs_no_judge(tmp_path: Path, no_openai_key: None) -> None:
         task_args={"data": "demo", "judge": False},
         limit=1,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
     )
     assert logs[0].status == "success", logs[0].error
 
@@ -115,7 +115,7 @@ def test_bound_grader_is_used_without_the_default_key(tmp_path: Path, no_openai_
         task_args={"data": "demo"},
         limit=1,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
     )
     assert logs[0].status == "success", logs[0].error
     assert (logs[0].eval.metadata or {})["judges"] == ["chance/random"]
@@ -143,7 +143,7 @@ def stopped_run(tmp_path: Path, server: FakeModelServer, monkeypatch: pytest.Mon
         task_args={"data": "demo", "judge_error_limit": 2},
         max_samples=1,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        **QUIET,
     )
     return log
 
