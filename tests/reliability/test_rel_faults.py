@@ -132,5 +132,8 @@ def test_openai_empty_choices_errors_visibly_and_retries(
             assert every_sample_scored(log) == []
             assert log.samples and all(s.output.completion for s in log.samples)
         else:
+            # The faulted sample errors; one running beside it may finish first or be cancelled with the task (a
+            # race), so the check is that the error is visible and that no sample holds a score without a reply.
             assert log.status == "error" and log.samples
-            assert all(s.error is not None and "IndexError" in s.error.message for s in log.samples)
+            assert any(s.error is not None and "IndexError" in s.error.message for s in log.samples)
+            assert all(s.output.completion for s in log.samples if s.scores and s.error is None)
