@@ -3,8 +3,8 @@
 Each shape draws clusters (SURDS images, DriveLMM-o1 frames) with a difficulty of their own, so the units of a
 cluster are correlated as in the real data; the true value is the population mean, computed once from a large
 draw. A method covers when its interval contains the true value. Methods: the report's current ones (Korn-Graubard
-bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom, widened to
-hold Hall's skewness-corrected t interval where values lie between 0 and 1, for scores;
+bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom; for scores
+between 0 and 1 widened to hold Hall's skewness-corrected t interval, and none below MIN_CONTINUOUS_CLUSTERS;
 for paired differences the inverted clustered score test, with the sign-flip test joining it at 0) beside the
 alternatives considered and what the report printed before (estimate +/- 1.96 clustered SE; a percentile cluster
 bootstrap beside a sign-flip p-value; the inverted sign-flip test shown only where the runs differ in 6+ clusters),
@@ -47,6 +47,7 @@ from drive_evals.report.paired import (  # noqa: E402
     paired_tests,
 )
 from drive_evals.stats import (  # noqa: E402
+    MIN_CONTINUOUS_CLUSTERS,
     bell_mccaffrey_df,
     cr2_stderr,
     equal_group_mean,
@@ -90,6 +91,8 @@ class Shape:
     paired: bool
     draw: Callable[[np.random.Generator, int], Sample]
     truth: Callable[[np.random.Generator], float]
+    continuous: bool = False
+    """The report's metric for this shape declares values between 0 and 1 (`UnitMetric.continuous`)."""
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -158,6 +161,7 @@ def surds_overall() -> Shape:
         False,
         draw,
         lambda rng: overall_truth(rng, 0.0),
+        continuous=True,  # as the report declares SURDS overall (xy2d's centerness), though the draws here are 0/1
     )
 
 
@@ -176,7 +180,7 @@ def judge_shape(name: str, describes: str, mean: float, spread: float) -> Shape:
     def truth(rng: np.random.Generator) -> float:
         return float(_logistic(_logit(mean) + spread * rng.standard_normal(TRUTH_DRAWS)).mean())
 
-    return Shape(name, describes, False, draw, truth)
+    return Shape(name, describes, False, draw, truth, continuous=True)
 
 
 def paired_binary(name: str, describes: str, rate: float, shift: float, units: tuple[int, int]) -> Shape:
@@ -257,7 +261,10 @@ POWER_FLOOR = 0.75
 """Below this measured power (0.8 less 2.5 Monte Carlo standard errors at 400 draws) a stated difference at or
 below the truth is an overstatement: bold in the table."""
 KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (before; report for 0/1 values)"
-REPORT_SCORE = "korn-graubard CR2, t(BM df), with Hall's skew t if not 0/1 (report)"
+REPORT_SCORE = (
+    "korn-graubard CR2, t(BM df); for scores with Hall's skew t, "
+    f"none below {MIN_CONTINUOUS_CLUSTERS} clusters (report)"
+)
 REPORT_PAIRED = "score test inverted, sign-flip at 0 (report)"
 
 
@@ -293,11 +300,15 @@ class Tally:
 
     def tails(self) -> str:
         """Mean width, then the shares of draws with the interval above and below the truth, in percent."""
+        if not self.shown:
+            return "none"
         below = self.shown - self.covered - self.above
         return f"{self.mean_width:.3f} · {self.above / self.shown:.1%}/{below / self.shown:.1%}".replace("%", "")
 
 
-def single_methods(sample: Sample, report_only: bool = False) -> dict[str, tuple[float, float] | None]:
+def single_methods(
+    sample: Sample, continuous: bool, report_only: bool = False
+) -> dict[str, tuple[float, float] | None]:
     values, clusters = sample.a.tolist(), sample.clusters.tolist()
     grouped = equal_group_mean(values, sample.groups.tolist(), clusters)
     estimate, se, g = grouped.overall, grouped.overall_stderr, len(set(clusters))
@@ -306,7 +317,7 @@ def single_methods(sample: Sample, report_only: bool = False) -> dict[str, tuple
     # the interval the report widens runs on every draw too: the two rows then compare on the same draws
     report = {
         KORN_GRAUBARD: score_interval(estimate, cr2, len(values), g, df=df),
-        REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters),
+        REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters, continuous),
     }
     if report_only:
         return report
@@ -420,7 +431,7 @@ def simulate(
             for method, (interval, disagrees) in paired_methods(sample, method_rng, report_only).items():
                 tallies.setdefault(method, Tally()).add(interval, truth, disagrees)
         else:
-            for method, single in single_methods(sample, report_only).items():
+            for method, single in single_methods(sample, shape.continuous, report_only).items():
                 tallies.setdefault(method, Tally()).add(single, truth)
     return tallies
 
@@ -582,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "Mean width of the score intervals on the same draws, then the percentage of draws where the interval "
             "lies above the truth / below it (about 2.5 each for a 95% interval): the report's, and the Korn-Graubard "
-            "interval it widens where values lie between 0 and 1 (the 0/1 shapes' rows are equal).",
+            "interval it widens for scores declared between 0 and 1 (the binary shapes' rows are equal).",
             "",
             *width_table(results, tuple(args.clusters)),
         ]

@@ -10,6 +10,8 @@ import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
 from drive_evals.stats import (
+    MIN_CONTINUOUS_CLUSTERS,
+    MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     beta_quantile,
     clustered_stderr,
@@ -209,9 +211,31 @@ def test_scores_between_0_and_1_get_hall_where_korn_graubard_stops_short() -> No
     korn = score_interval(mean, stderr, len(values), len(frames), df=df)
     hall = skew_corrected_interval(mean, stderr, estimate_skewness(sums.plain), min(df, len(frames) - 1))
     assert korn is not None and hall[0] < korn[0]
-    assert mean_interval(mean, values, groups, clusters) == (min(korn[0], hall[0]), max(korn[1], hall[1]))
+    union = (min(korn[0], hall[0]), max(korn[1], hall[1]))
+    assert mean_interval(mean, values, groups, clusters, continuous=True) == union
+    # a value strictly between 0 and 1 makes a metric declared binary continuous: never the narrower method
+    assert mean_interval(mean, values, groups, clusters, continuous=False) == union
     binary = [float(v > 0.975) for v in values]
     binary_mean = sum(binary) / len(binary)
     expected = score_interval(binary_mean, cr2_stderr(binary, groups, clusters), len(binary), len(frames), df=df)
-    assert mean_interval(binary_mean, binary, groups, clusters) == expected
-    assert mean_interval(math.nan, [], [], []) is None
+    assert expected is not None
+    assert mean_interval(binary_mean, binary, groups, clusters, continuous=False) == expected
+    # declared continuous, the same 0/1 values get the union, which holds Korn-Graubard's interval
+    declared = mean_interval(binary_mean, binary, groups, clusters, continuous=True)
+    assert declared is not None and declared[0] <= expected[0] and declared[1] >= expected[1] and declared != expected
+    assert mean_interval(math.nan, [], [], [], continuous=True) is None
+
+
+def test_continuous_scores_need_more_clusters_than_binary_ones() -> None:
+    """Below MIN_CONTINUOUS_CLUSTERS frames no interval for judge scores (no method covers a heavy tail of poor
+    frames there, docs/statistics.md); 0/1 values keep theirs from MIN_SCORE_CLUSTERS."""
+    scores = [0.9, 0.95, 1.0, 0.7, 0.85, 1.0, 0.8, 0.95, 0.9, 0.6]
+    below = MIN_CONTINUOUS_CLUSTERS - 1
+    assert below > MIN_SCORE_CLUSTERS
+    for frames, shown in ((MIN_SCORE_CLUSTERS, False), (below, False), (MIN_CONTINUOUS_CLUSTERS, True)):
+        values = scores * 2
+        groups, clusters = [""] * len(values), [f"f{i % frames}" for i in range(len(values))]
+        mean = sum(values) / len(values)
+        assert (mean_interval(mean, values, groups, clusters, continuous=True) is not None) is shown, frames
+        binary = [float(v >= 0.9) for v in values]
+        assert mean_interval(sum(binary) / len(binary), binary, groups, clusters, continuous=False) is not None

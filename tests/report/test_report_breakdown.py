@@ -20,7 +20,6 @@ from inspect_ai.log import EvalLog, write_eval_log
 from drive_evals.data import demo_dir
 from drive_evals.report import write_report
 from drive_evals.report.paired import paired_difference
-from drive_evals.stats import MIN_SCORE_CLUSTERS
 from report.test_report_tables import interval, read_csv
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
@@ -113,14 +112,16 @@ def samples(log: EvalLog, scorer: str) -> list[Sample]:
     ]
 
 
-def estimate(values: list[float], clusters: list[str], groups: list[str] | None) -> dict[str, Any]:
+def estimate(
+    values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool = False
+) -> dict[str, Any]:
     if groups is None:
         mean = sum(values) / len(values)
     else:
         means = [sum(v for v, g in zip(values, groups, strict=True) if g == k) / groups.count(k) for k in set(groups)]
         mean = sum(means) / len(means)
     units, count = len(values), len(set(clusters))
-    low, high = interval(mean, values, clusters, groups) if count >= MIN_SCORE_CLUSTERS else (math.nan, math.nan)
+    low, high = interval(mean, values, clusters, groups, continuous) or (math.nan, math.nan)
     return {"estimate": mean, "ci_low": low, "ci_high": high, "units": units, "clusters": count,
             "reliable": units >= MIN_UNITS and count >= MIN_CLUSTERS}  # fmt: skip
 
@@ -138,10 +139,12 @@ def expected_surds(
                 [m["image"] for _, m in chosen],
                 [m["subset"] for _, m in chosen],
             )
-            rows[(dimension, level, "overall")] = estimate(values, images, subsets)
+            rows[(dimension, level, "overall")] = estimate(values, images, subsets, continuous=True)
             for subset in set(subsets):
                 picked = [(v["score"], m["image"]) for v, m in chosen if m["subset"] == subset]
-                rows[(dimension, level, subset)] = estimate([p[0] for p in picked], [p[1] for p in picked], None)
+                rows[(dimension, level, subset)] = estimate(
+                    [p[0] for p in picked], [p[1] for p in picked], None, continuous=subset == "xy2d"
+                )
     for level in outcomes:
         shares = [(1.0 if outcome == level else 0.0, m) for _, m, _, outcome in levelled]
         rows[("outcome", level, "share")] = estimate([s for s, _ in shares], [m["image"] for _, m in shares], None)
@@ -164,7 +167,7 @@ def expected_o1(
             scored = [(v["reasoning_score"], m["frame"]) for v, m in chosen if not math.isnan(v["reasoning_score"])]
             if scored:
                 rows[(dimension, level, "reasoning_score")] = estimate(
-                    [s[0] for s in scored], [s[1] for s in scored], None
+                    [s[0] for s in scored], [s[1] for s in scored], None, continuous=True
                 )
             mcq = [(v["mcq_correct"], m["frame"]) for v, m in chosen if v["mcq_counted"] == 1.0]
             if mcq:

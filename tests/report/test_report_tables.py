@@ -19,7 +19,13 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from drive_evals.report.paired import paired_difference
-from drive_evals.stats import bell_mccaffrey_df, score_interval, t_quantile
+from drive_evals.stats import (
+    MIN_CONTINUOUS_CLUSTERS,
+    MIN_SCORE_CLUSTERS,
+    bell_mccaffrey_df,
+    score_interval,
+    t_quantile,
+)
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -55,6 +61,7 @@ CRITERION_LABELS = (
 SURDS_SCORER = "surds_scorer"
 O1_SCORER = "drivelmm_o1_scorer"
 CELL = re.compile(r"^(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\](†?)$")
+NO_CI_CELL = re.compile(r"^(-?[\d.]+) \(no CI\)(†?)$")
 """An estimate cell: `12.5 [3.1, 21.9]`, with † when the standard error was computed from samples."""
 PIPE = re.compile(r"(?<!\\)\|")
 """A Markdown cell separator (an escaped `\\|` inside a cell is not one)."""
@@ -121,15 +128,20 @@ def hall_bounds(mean: float, se: float, plain: list[float], df: float) -> tuple[
 
 
 def interval(
-    mean: float, values: list[float], clusters: list[str], groups: list[str] | None = None
-) -> tuple[float, float]:
-    """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1, widened to hold Hall's interval."""
+    mean: float, values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool
+) -> tuple[float, float] | None:
+    """Korn-Graubard on the CR2 SE; for scores declared `continuous` (or with a value strictly between 0 and 1),
+    widened to hold Hall's interval, and none below MIN_CONTINUOUS_CLUSTERS clusters."""
     labels = groups or [""] * len(values)
+    continuous = continuous or any(v not in (0.0, 1.0) for v in values)
+    count = len(set(clusters))
+    if count < MIN_SCORE_CLUSTERS or (continuous and count < MIN_CONTINUOUS_CLUSTERS):
+        return None
     df = bell_mccaffrey_df(labels, clusters)
     sums, se = cluster_sums(values, clusters, groups), cr2_se(values, clusters, groups)
     bounds = score_interval(mean, se, len(values), len(sums), df=df)
     assert bounds is not None
-    if all(v in (0.0, 1.0) for v in values) or se <= 1e-12:
+    if not continuous or se <= 1e-12:
         return bounds
     low, high = hall_bounds(mean, se, [plain for plain, _ in sums], min(df, len(sums) - 1))
     return min(bounds[0], low), max(bounds[1], high)
@@ -153,13 +165,12 @@ def markdown_table(report: str, section: str, title: str) -> dict[str, dict[str,
     return rows
 
 
-def check_cell(cell: str, mean: float, bounds: tuple[float, float], from_samples: bool) -> None:
-    match = CELL.match(cell)
-    assert match, cell
-    low, high = bounds
-    for shown, expected in zip(match.groups()[:3], (mean, low, high), strict=True):
+def check_cell(cell: str, mean: float, bounds: tuple[float, float] | None, from_samples: bool) -> None:
+    match = CELL.match(cell) if bounds is not None else NO_CI_CELL.match(cell)
+    assert match, (cell, bounds)
+    for shown, expected in zip(match.groups()[:-1], (mean, *(bounds or ())), strict=True):
         assert abs(float(shown) - expected * 100) <= DISPLAY_TOLERANCE, (cell, mean, bounds)
-    assert (match.group(4) == "†") == from_samples, cell
+    assert (match.groups()[-1] == "†") == from_samples, cell
 
 
 def scores(log: EvalLog, scorer: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -187,19 +198,17 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
             images = [meta["image"] for _, meta in units if meta["subset"] == subset]
             mean, se = sum(values) / len(values), cluster_se(values, images)
             subset_means[subset] = mean
-            bounds = interval(mean, values, images)
+            bounds = interval(mean, values, images, None, continuous=subset == "xy2d")  # centerness
             check_csv(row, subset, mean, se, bounds, len(values), from_samples=False)
             check_cell(md[subset], mean, bounds, from_samples=False)
             valid = [v["valid"] for v, meta in units if meta["subset"] == subset]
             assert float(row[f"{subset}_valid_rate"]) == pytest.approx(sum(valid) / len(valid))
             assert float(validity[row["model"]][subset]) == pytest.approx(100 * sum(valid) / len(valid), abs=0.05)
         overall = sum(subset_means.values()) / len(subset_means)
-        overall_se = cluster_se(
-            [v["score"] for v, _ in units], [m["image"] for _, m in units], [m["subset"] for _, m in units]
-        )
-        bounds = interval(
-            overall, [v["score"] for v, _ in units], [m["image"] for _, m in units], [m["subset"] for _, m in units]
-        )
+        values, images = [v["score"] for v, _ in units], [m["image"] for _, m in units]
+        subsets = [m["subset"] for _, m in units]
+        overall_se = cluster_se(values, images, subsets)
+        bounds = interval(overall, values, images, subsets, continuous=True)  # xy2d's centerness is in the mean
         check_csv(row, "overall", overall, overall_se, bounds, len(units), from_samples=False)
         check_cell(md["overall"], overall, bounds, from_samples=False)
         assert int(row["units"]) == len(units) == int(md["units"])
@@ -209,13 +218,19 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
 
 
 def check_csv(
-    row: dict[str, str], metric: str, mean: float, se: float, bounds: tuple[float, float], n: int, from_samples: bool
+    row: dict[str, str],
+    metric: str,
+    mean: float,
+    se: float,
+    bounds: tuple[float, float] | None,
+    n: int,
+    from_samples: bool,
 ) -> None:
-    low, high = bounds
+    low, high = bounds or (math.nan, math.nan)
     assert float(row[metric]) == pytest.approx(mean, abs=1e-9), metric
     assert float(row[f"{metric}_stderr"]) == pytest.approx(se, abs=1e-9), metric
-    assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=1e-9), metric
-    assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=1e-9), metric
+    assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=1e-9, nan_ok=True), metric
+    assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=1e-9, nan_ok=True), metric
     assert int(row[f"{metric}_n"]) == n, metric
     assert row[f"{metric}_stderr_from_samples"] == str(from_samples), metric
 
@@ -239,7 +254,7 @@ def test_drivelmm_o1_tables_match_the_samples(report_run: Any, logs: dict[str, E
         ]:
             values, clusters = present(units, frames, key, where)
             mean, se = sum(values) / len(values), cluster_se(values, clusters)
-            bounds = interval(mean, values, clusters)
+            bounds = interval(mean, values, clusters, None, continuous=metric != "mcq_accuracy")  # judge scores
             check_csv(row, metric, mean, se, bounds, len(values), from_samples=not logged_se)
             cells = headline if metric in {"reasoning_score", "judge_overall", "mcq_accuracy"} else criteria
             column = metric if cells is headline else next(h for h in cells[row["model"]] if _label_of(h) == metric)

@@ -30,7 +30,7 @@ from drive_evals.suite import PACKAGE
 from drive_evals.suite import SURDS as SURDS_TASK
 from drive_evals.surds import breakdown as surds_breakdown
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY, diagnostics
-from drive_evals.surds.units import SUBSETS
+from drive_evals.surds.units import CENTERNESS_SUBSET, SUBSETS
 
 MCQ_ACCURACY = "mcq_accuracy"
 JUDGE_COVERAGE = "judge_coverage"
@@ -52,6 +52,9 @@ class UnitMetric:
     stderr_logged: bool = True
     """The task logs this metric's standard error (SURDS logs only `overall_stderr`; the report computes the
     subsets' from the units, and does not flag them as missing from the log)."""
+    continuous: bool = False
+    """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is
+    then widened for skew and needs more clusters (`stats.mean_interval`)."""
 
 
 ColumnKind = Literal["estimate", "rate", "count"]
@@ -161,8 +164,11 @@ SURDS = Benchmark(
     group_key="subset",
     headline=OVERALL,
     unit_metrics=(
-        UnitMetric(OVERALL, SCORE_KEY, grouped=True),
-        *(UnitMetric(subset, SCORE_KEY, subset=subset, stderr_logged=False) for subset in SUBSETS),
+        UnitMetric(OVERALL, SCORE_KEY, grouped=True, continuous=True),
+        *(
+            UnitMetric(subset, SCORE_KEY, subset=subset, stderr_logged=False, continuous=subset == CENTERNESS_SUBSET)
+            for subset in SUBSETS
+        ),
     ),
     tables=(
         TableSpec(SURDS_SCORES, (Column(OVERALL, OVERALL), *(Column(subset, subset) for subset in SUBSETS))),
@@ -239,10 +245,10 @@ DRIVELMM_O1 = Benchmark(
     group_key=None,
     headline=REASONING,
     unit_metrics=(
-        UnitMetric(REASONING, REASONING),
-        UnitMetric(JUDGE_OVERALL, JUDGE_OVERALL),
+        UnitMetric(REASONING, REASONING, continuous=True),
+        UnitMetric(JUDGE_OVERALL, JUDGE_OVERALL, continuous=True),
         UnitMetric(MCQ_ACCURACY, MCQ_CORRECT, counted_key=MCQ_COUNTED),
-        *(UnitMetric(name, name) for name in CRITERION_LABELS),
+        *(UnitMetric(name, name, continuous=True) for name in CRITERION_LABELS),
     ),
     tables=(
         TableSpec(

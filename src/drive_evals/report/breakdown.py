@@ -111,15 +111,19 @@ def ordered_levels(spec: BreakdownSpec, dimension: str, present: set[str]) -> li
     return known + sorted(present - set(known), key=_natural)
 
 
-def level_estimate(values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None) -> Estimate:
-    """The main tables' estimator on a subset of units: plain mean, or equal mean over `groups`."""
+def level_estimate(
+    values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None, continuous: bool = False
+) -> Estimate:
+    """The main tables' estimator on a subset of units: plain mean, or equal mean over `groups`; `continuous` as
+    the metric declares (`UnitMetric.continuous`; outcome shares are 0/1)."""
     labels = list(groups) if groups is not None else [""] * len(values)
     if groups is not None:
         grouped = equal_group_mean(values, groups, clusters)
         mean, stderr = grouped.overall, grouped.overall_stderr
     else:
         mean, stderr = sum(values) / len(values), clustered_stderr(values, clusters)
-    return Estimate(mean, stderr, len(values), True, mean_interval(mean, list(values), labels, list(clusters)))
+    interval = mean_interval(mean, list(values), labels, list(clusters), continuous)
+    return Estimate(mean, stderr, len(values), True, interval)
 
 
 def build_breakdown(view: BenchmarkView) -> Breakdown:
@@ -158,7 +162,7 @@ def _metadata_cells(run: Run, spec: BreakdownSpec) -> list[Cell]:
                 assert metric is not None, name
                 rows = [(v, u) for u in units if (v := unit_value(u, metric)) is not None]
                 if rows:
-                    cells.append(_cell(run, dimension, level, name, rows, metric.grouped))
+                    cells.append(_cell(run, dimension, level, name, rows, metric))
     return cells
 
 
@@ -174,7 +178,7 @@ def _outcome_cells(run: Run, spec: BreakdownSpec, levels: dict[str, list[str]]) 
                 rows = [(u.outcomes[dimension].get(level, 0.0), u) for u in chosen]
                 if rows:
                     metric = SHARE if group is None else f"{SHARE}: {group}"
-                    cells.append(_cell(run, dimension, level, metric, rows, grouped=False))
+                    cells.append(_cell(run, dimension, level, metric, rows, None))
     return cells
 
 
@@ -182,10 +186,15 @@ def _rank(order: Sequence[str], name: str) -> tuple[int, str]:
     return (order.index(name) if name in order else len(order), name)
 
 
-def _cell(run: Run, dimension: str, level: str, metric: str, rows: list[tuple[float, Unit]], grouped: bool) -> Cell:
+def _cell(
+    run: Run, dimension: str, level: str, metric: str, rows: list[tuple[float, Unit]], unit_metric: UnitMetric | None
+) -> Cell:
+    """One level's estimate of a unit metric, or (`unit_metric` None) of an outcome share."""
     values, clusters = [v for v, _ in rows], [u.cluster for _, u in rows]
-    groups = [u.group for _, u in rows] if grouped else None
-    return Cell(run, dimension, level, metric, level_estimate(values, clusters, groups), len(set(clusters)))
+    groups = [u.group for _, u in rows] if unit_metric is not None and unit_metric.grouped else None
+    continuous = unit_metric is not None and unit_metric.continuous
+    estimate = level_estimate(values, clusters, groups, continuous)
+    return Cell(run, dimension, level, metric, estimate, len(set(clusters)))
 
 
 def _missing_notes(runs: list[Run], spec: BreakdownSpec) -> list[str]:

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drive_evals.report.tables import Table
+from drive_evals.report.tables import NO_INTERVAL, Table
 
 CODE_SPAN = re.compile(r"`([^`]+)`")
-ESTIMATE_CELL = re.compile(r"^(\S+) (\[[^\]]+\]\S*)$")
-"""`53.0 [44.4, 61.7]†`: in HTML the interval goes under the estimate, which halves the width of wide tables."""
+ESTIMATE_CELL = re.compile(rf"^(\S+) (\[[^\]]+\]\S*|\({re.escape(NO_INTERVAL)}\)\S*)$")
+"""`53.0 [44.4, 61.7]†` or `53.0 (no CI)†`: in HTML the interval (or its absence) goes under the estimate, which
+halves the width of wide tables."""
 LONG_CELL = 60
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 STYLE = """

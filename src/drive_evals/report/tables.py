@@ -2,8 +2,9 @@
 
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
-are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), widened for scores
-between 0 and 1 to hold Hall's skewness-corrected t interval (`stats.mean_interval`); they stay in [0, 1]. Paired
+are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for scores between 0 and
+1 (`UnitMetric.continuous`) widened to hold Hall's skewness-corrected t interval and not printed below
+`stats.MIN_CONTINUOUS_CLUSTERS` clusters (`stats.mean_interval`); they stay in [0, 1]. Paired
 rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage,
 and the one shape where it does not: docs/statistics.md.
 """
@@ -22,6 +23,7 @@ from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, Paire
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
     CONFIDENCE,
+    MIN_CONTINUOUS_CLUSTERS,
     MIN_SCORE_CLUSTERS,
     clustered_stderr,
     equal_group_mean,
@@ -80,7 +82,8 @@ def estimate(run: Run, metric: str) -> Estimate:
         stderr = clustered_stderr(values, clusters) if values else math.nan
     logged = run.metrics.get(f"{metric}_stderr")
     value = run.metrics.get(metric, mean)
-    interval = mean_interval(value, values, groups if unit_metric.grouped else [""] * len(values), clusters)
+    labels = groups if unit_metric.grouped else [""] * len(values)
+    interval = mean_interval(value, values, labels, clusters, unit_metric.continuous)
     from_samples = logged is None and unit_metric.stderr_logged
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
@@ -127,7 +130,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
         notes.append(
             f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
             f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
-            "[0, 100] and has a width at 0 and 100), widened where scores lie between 0 and 100 to also hold Hall's "
+            "[0, 100] and has a width at 0 and 100), for scores between 0 and 100 widened to also hold Hall's "
             "skewness-corrected t interval. Coverage measured in docs/statistics.md."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
@@ -151,9 +154,11 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "read raw again when re-run without `--cache`."
         )
     if any(f"({NO_INTERVAL})" in cell for row in rows for cell in row):
+        scores = [c.label for c in spec.columns if (m := benchmark.unit_metric(c.metric)) and m.continuous]
         notes.append(
-            f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s, too few to estimate "
-            "a variance; no interval holds its coverage there."
+            f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s"
+            + (f", or {MIN_CONTINUOUS_CLUSTERS} for scores between 0 and 100 ({', '.join(scores)})" if scores else "")
+            + "; no interval holds its coverage there (docs/statistics.md)."
         )
     return Table(spec.title, header, rows, notes)
 

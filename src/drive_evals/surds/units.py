@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 SUBSETS: tuple[str, ...] = ("yaw", "xy2d", "depth", "distance", "left_right", "front_behind")
 """The six SURDS tasks, in the official order."""
+CENTERNESS_SUBSET = "xy2d"
+"""The subset scored by centerness, a value in [0, 1]; every other subset scores 0 or 1."""
 
 
 SEED = 42
