@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import anthropic._base_client
 import doc_numbers
+import openai._base_client
 import pytest
 from doc_numbers import ChanceRuns, JudgeRun
 from fakeserver import FakeModelServer
@@ -65,6 +67,18 @@ def fake_model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServ
 def fast_inspect_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retry at once instead of Inspect's backoff (3 s plus jitter, doubling), for in-process models only."""
     monkeypatch.setattr(ModelAPI, "retry_wait", lambda self: wait_none())
+
+
+@pytest.fixture
+def fast_sdk_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retry at once instead of the OpenAI and Anthropic SDKs' own backoff (0.5 s, then 1 s, less jitter, or what a
+    `retry-after` header asks): the SDKs still decide whether and how often to retry; only their waits go."""
+
+    def no_wait(self: object, remaining_retries: int, options: object, response_headers: object = None) -> float:
+        return 0.0
+
+    monkeypatch.setattr(openai._base_client.BaseClient, "_calculate_retry_timeout", no_wait)
+    monkeypatch.setattr(anthropic._base_client.BaseClient, "_calculate_retry_timeout", no_wait)
 
 
 @pytest.fixture
