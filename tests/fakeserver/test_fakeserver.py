@@ -513,7 +513,7 @@ def test_inspect_survives_transient_fault(fake_model_server: FakeModelServer, mo
     assert (injected.fault, injected.attempt) == (fault, 1)
 
 
-@pytest.mark.usefixtures("fast_inspect_retries")
+@pytest.mark.usefixtures("fast_inspect_retries", "fast_sdk_retries")
 @pytest.mark.parametrize("fault", [Fault.SERVER_ERROR, Fault.RATE_LIMIT, Fault.CONNECTION_RESET])
 def test_inspect_retries_gemini_faults_itself(fake_model_server: FakeModelServer, fault: Fault) -> None:
     """google-genai does not retry an HTTP error (and a dropped connection only once, inline): Inspect does."""
