@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import doc_numbers
 import pytest
@@ -65,6 +67,35 @@ def fake_model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServ
 def fast_inspect_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retry at once instead of Inspect's backoff (3 s plus jitter, doubling), for in-process models only."""
     monkeypatch.setattr(ModelAPI, "retry_wait", lambda self: wait_none())
+
+
+class _AsyncioWithoutWaits:
+    """`asyncio` as google-genai's client module sees it, except that `sleep` only yields to the event loop."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    @staticmethod
+    async def sleep(delay: float, result: Any = None) -> Any:
+        return await asyncio.sleep(0, result)
+
+
+@pytest.fixture
+def fast_sdk_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retry at once instead of the SDKs' own waits: the OpenAI and Anthropic backoff (0.5 s, then 1 s, less jitter,
+    or what a `retry-after` header asks) and google-genai's wait of 1 to 10 s (at random) before it reconnects after
+    a dropped connection. The SDKs still decide whether and how often to retry; only their waits go. (Imported here:
+    the SDKs would otherwise slow every pytest process's start, xdist's controller's too.)"""
+    import anthropic._base_client
+    import google.genai._api_client
+    import openai._base_client
+
+    def no_wait(self: object, remaining_retries: int, options: object, response_headers: object = None) -> float:
+        return 0.0
+
+    monkeypatch.setattr(openai._base_client.BaseClient, "_calculate_retry_timeout", no_wait)
+    monkeypatch.setattr(anthropic._base_client.BaseClient, "_calculate_retry_timeout", no_wait)
+    monkeypatch.setattr(google.genai._api_client, "asyncio", _AsyncioWithoutWaits())
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ What Inspect 0.3.285 sends (read from its providers, confirmed by the self-tests
   `responseMimeType: application/json` with `responseJsonSchema`. `GOOGLE_BASE_URL` or `--model-base-url` selects
   the server (a role model takes its URL from `GOOGLE_BASE_URL`). google-genai retries no HTTP error itself.
 - The OpenAI and Anthropic SDKs retry 5xx, 429 and dropped connections twice themselves (about 0.5 s apart) before
-  Inspect sees an error; Inspect's own retries then wait 3 s and more (see the `fast_inspect_retries` fixture).
+  Inspect sees an error; Inspect's own retries then wait 3 s and more. google-genai waits 1 to 10 s before it
+  reconnects after a dropped connection. The `fast_sdk_retries` and `fast_inspect_retries` fixtures remove the waits.
 """
 
 from .faults import Fault, FaultPlan, InjectedFault

@@ -503,8 +503,9 @@ def test_inspect_structured_output_is_recorded(
 
 @pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
 @pytest.mark.parametrize("fault", [Fault.SERVER_ERROR, Fault.RATE_LIMIT, Fault.CONNECTION_RESET])
+@pytest.mark.usefixtures("fast_sdk_retries")
 def test_inspect_survives_transient_fault(fake_model_server: FakeModelServer, model_name: str, fault: Fault) -> None:
-    """The SDK's own retries (two by default, about 0.5 s apart) absorb a single transient fault."""
+    """The SDK's own retries (two by default, about 0.5 s apart; at once here) absorb a single transient fault."""
     fake_model_server.fault_plan = FaultPlan(script=[fault])
     assert inspect_generate(model_name, QUESTION).completion == QUESTION
     assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
@@ -512,7 +513,7 @@ def test_inspect_survives_transient_fault(fake_model_server: FakeModelServer, mo
     assert (injected.fault, injected.attempt) == (fault, 1)
 
 
-@pytest.mark.usefixtures("fast_inspect_retries")
+@pytest.mark.usefixtures("fast_inspect_retries", "fast_sdk_retries")
 @pytest.mark.parametrize("fault", [Fault.SERVER_ERROR, Fault.RATE_LIMIT, Fault.CONNECTION_RESET])
 def test_inspect_retries_gemini_faults_itself(fake_model_server: FakeModelServer, fault: Fault) -> None:
     """google-genai does not retry an HTTP error (and a dropped connection only once, inline): Inspect does."""
@@ -521,7 +522,7 @@ def test_inspect_retries_gemini_faults_itself(fake_model_server: FakeModelServer
     assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
 
 
-@pytest.mark.usefixtures("fast_inspect_retries")
+@pytest.mark.usefixtures("fast_inspect_retries", "fast_sdk_retries")
 @pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL, GEMINI_MODEL])
 def test_inspect_retries_after_sdk_gives_up(fake_model_server: FakeModelServer, model_name: str) -> None:
     fake_model_server.fault_plan = FaultPlan(script=[Fault.SERVER_ERROR] * 3, server_error_statuses=(503,))
