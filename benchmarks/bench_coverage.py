@@ -4,7 +4,8 @@ Each shape draws clusters (SURDS images, DriveLMM-o1 frames) with a difficulty o
 cluster are correlated as in the real data; the true value is the population mean, computed once from a large
 draw. A method covers when its interval contains the true value. Methods: the report's current ones (Korn-Graubard
 bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom; for scores
-between 0 and 1 widened to hold Hall's skewness-corrected t interval, and none below MIN_CONTINUOUS_CLUSTERS;
+between 0 and 1 widened to hold Hall's skewness-corrected t interval, and none for judge scores below
+MIN_JUDGE_CLUSTERS frames;
 for paired differences the inverted clustered score test, with the sign-flip test joining it at 0) beside the
 alternatives considered and what the report printed before (estimate +/- 1.96 clustered SE; a percentile cluster
 bootstrap beside a sign-flip p-value; the inverted sign-flip test shown only where the runs differ in 6+ clusters),
@@ -47,7 +48,8 @@ from drive_evals.report.paired import (  # noqa: E402
     paired_tests,
 )
 from drive_evals.stats import (  # noqa: E402
-    MIN_CONTINUOUS_CLUSTERS,
+    MIN_JUDGE_CLUSTERS,
+    MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     cr2_stderr,
     equal_group_mean,
@@ -93,6 +95,8 @@ class Shape:
     truth: Callable[[np.random.Generator], float]
     continuous: bool = False
     """The report's metric for this shape declares values between 0 and 1 (`UnitMetric.continuous`)."""
+    min_clusters: int = MIN_SCORE_CLUSTERS
+    """The report's metric prints no interval below this many clusters (`UnitMetric.min_clusters`)."""
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -161,16 +165,15 @@ def surds_overall() -> Shape:
         False,
         draw,
         lambda rng: overall_truth(rng, 0.0),
-        continuous=True,  # as the report declares SURDS overall (xy2d's centerness), though the draws here are 0/1
     )
 
 
-def judge_shape(name: str, describes: str, mean: float, spread: float) -> Shape:
+def judge_shape(name: str, describes: str, mean: float, spread: float, questions: tuple[int, int] = (3, 6)) -> Shape:
     """DriveLMM-o1 judge scores: per question a Beta draw around the frame's quality, in steps of 0.01."""
     concentration = 8.0
 
     def draw(rng: np.random.Generator, clusters: int) -> Sample:
-        sizes = _sizes(rng, clusters, 3, 6)
+        sizes = _sizes(rng, clusters, *questions)
         quality = _logistic(_logit(mean) + spread * rng.standard_normal(clusters))
         index = np.repeat(np.arange(clusters), sizes)
         m = quality[index]
@@ -180,7 +183,7 @@ def judge_shape(name: str, describes: str, mean: float, spread: float) -> Shape:
     def truth(rng: np.random.Generator) -> float:
         return float(_logistic(_logit(mean) + spread * rng.standard_normal(TRUTH_DRAWS)).mean())
 
-    return Shape(name, describes, False, draw, truth, continuous=True)
+    return Shape(name, describes, False, draw, truth, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS)
 
 
 def paired_binary(name: str, describes: str, rate: float, shift: float, units: tuple[int, int]) -> Shape:
@@ -214,12 +217,13 @@ def paired_overall(shift: float) -> Shape:
     return Shape(f"paired-overall{'' if shift == 0 else '-effect'}", f"SURDS overall, {effect}", True, draw, truth)
 
 
-def paired_judge(shift: float) -> Shape:
+def paired_judge(name: str, describes: str, mean: float, spread: float, shift: float) -> Shape:
+    """Two models' judge scores on the same frames (3-6 questions each): A's frame quality `shift` log-odds higher."""
     concentration = 8.0
 
     def draw(rng: np.random.Generator, clusters: int) -> Sample:
         sizes = _sizes(rng, clusters, 3, 6)
-        base = _logit(0.7) + 0.8 * rng.standard_normal(clusters)
+        base = _logit(mean) + spread * rng.standard_normal(clusters)
         index = np.repeat(np.arange(clusters), sizes)
 
         def scores(offset: float) -> FloatArray:
@@ -229,10 +233,10 @@ def paired_judge(shift: float) -> Shape:
         return Sample(scores(shift), scores(0.0), index, np.zeros(index.size, dtype=np.int64))
 
     def truth(rng: np.random.Generator) -> float:
-        base = _logit(0.7) + 0.8 * rng.standard_normal(TRUTH_DRAWS)
+        base = _logit(mean) + spread * rng.standard_normal(TRUTH_DRAWS)
         return float((_logistic(base + shift) - _logistic(base)).mean())
 
-    return Shape("paired-judge", f"DriveLMM-o1 judge scores, A +{shift} log-odds", True, draw, truth)
+    return Shape(name, f"{describes}, A +{shift} log-odds", True, draw, truth)
 
 
 SHAPES = (
@@ -243,13 +247,15 @@ SHAPES = (
     judge_shape("drivelmm-judge", "DriveLMM-o1 judge score, 3-6 questions a frame, mean 0.7", 0.7, 0.8),
     judge_shape("drivelmm-judge-high", "judge score with mean 0.95", 0.95, 0.8),
     judge_shape("drivelmm-judge-harsh", "judge score near 1 with a heavy tail of poor frames, mean 0.93", 0.97, 1.5),
+    judge_shape("drivelmm-judge-harsh-unequal", "the same with 1-15 questions a frame", 0.97, 1.5, (1, 15)),
     binary_shape("drivelmm-mcq", "DriveLMM-o1 MCQ correct, 3-6 questions a frame, 60%", 0.6, 1.0, (3, 6)),
     paired_binary("paired-chance", "two equally good models, 4 units an image", 0.3, 0.0, (4, 4)),
     paired_binary("paired-effect", "A +0.5 log-odds, 1-4 units an image", 0.4, 0.5, (1, 4)),
     paired_binary("paired-rare", "two models at 3% and +1 log-odds, 1-4 units", 0.03, 1.0, (1, 4)),
     paired_overall(0.0),
     paired_overall(0.5),
-    paired_judge(0.3),
+    paired_judge("paired-judge", "DriveLMM-o1 judge scores", 0.7, 0.8, 0.3),
+    paired_judge("paired-judge-harsh", "judge scores near 1 with a heavy tail of poor frames", 0.97, 1.5, 0.5),
 )
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
 POWER_RATE, POWER_UNITS = 0.4, (1, 4)
@@ -261,9 +267,10 @@ POWER_FLOOR = 0.75
 """Below this measured power (0.8 less 2.5 Monte Carlo standard errors at 400 draws) a stated difference at or
 below the truth is an overstatement: bold in the table."""
 KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (before; report for 0/1 values)"
+WIDENED = "korn-graubard CR2, t(BM df), with Hall's skew t for scores, from 3 clusters (before)"
 REPORT_SCORE = (
     "korn-graubard CR2, t(BM df); for scores with Hall's skew t, "
-    f"none below {MIN_CONTINUOUS_CLUSTERS} clusters (report)"
+    f"for judge scores none below {MIN_JUDGE_CLUSTERS} clusters (report)"
 )
 REPORT_PAIRED = "score test inverted, sign-flip at 0 (report)"
 
@@ -306,9 +313,7 @@ class Tally:
         return f"{self.mean_width:.3f} · {self.above / self.shown:.1%}/{below / self.shown:.1%}".replace("%", "")
 
 
-def single_methods(
-    sample: Sample, continuous: bool, report_only: bool = False
-) -> dict[str, tuple[float, float] | None]:
+def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> dict[str, tuple[float, float] | None]:
     values, clusters = sample.a.tolist(), sample.clusters.tolist()
     grouped = equal_group_mean(values, sample.groups.tolist(), clusters)
     estimate, se, g = grouped.overall, grouped.overall_stderr, len(set(clusters))
@@ -317,7 +322,10 @@ def single_methods(
     # the interval the report widens runs on every draw too: the two rows then compare on the same draws
     report = {
         KORN_GRAUBARD: score_interval(estimate, cr2, len(values), g, df=df),
-        REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters, continuous),
+        WIDENED: mean_interval(estimate, values, sample.groups.tolist(), clusters, shape.continuous),
+        REPORT_SCORE: mean_interval(
+            estimate, values, sample.groups.tolist(), clusters, shape.continuous, shape.min_clusters
+        ),
     }
     if report_only:
         return report
@@ -431,16 +439,18 @@ def simulate(
             for method, (interval, disagrees) in paired_methods(sample, method_rng, report_only).items():
                 tallies.setdefault(method, Tally()).add(interval, truth, disagrees)
         else:
-            for method, single in single_methods(sample, shape.continuous, report_only).items():
+            for method, single in single_methods(sample, shape, report_only).items():
                 tallies.setdefault(method, Tally()).add(single, truth)
     return tallies
 
 
-def _simulate_cell(cell: tuple[str, int, int, int | None]) -> tuple[tuple[str, int], dict[str, Tally], float]:
+def _simulate_cell(
+    cell: tuple[str, int, int, int | None, int],
+) -> tuple[tuple[str, int], dict[str, Tally], float]:
     """One (shape, clusters) cell, in a worker process: shapes hold closures, so they are looked up by name."""
-    name, clusters, replications, others = cell
+    name, clusters, replications, others, seed = cell
     started = time.monotonic()
-    tallies = simulate(SHAPES_BY_NAME[name], clusters, replications, others=others)
+    tallies = simulate(SHAPES_BY_NAME[name], clusters, replications, seed, others)
     return (name, clusters), tallies, time.monotonic() - started
 
 
@@ -542,13 +552,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes, one cell each at a time")
     parser.add_argument("--no-write", action="store_true", help=f"print the table, do not write {DOC.name}")
     parser.add_argument("--no-power", dest="power", action="store_false", help="skip the power check")
+    parser.add_argument(
+        "--seed", type=int, default=SEED, help="another seed: a check that a cell is not one seed's luck"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     chosen = [s for s in SHAPES if s.name in args.shapes]
     others = min(args.others, args.replications)
     # The slowest cells (paired, many clusters) first, so that the workers finish together.
     cells = sorted(
-        ((s.name, g, args.replications, others) for s in chosen for g in args.clusters),
+        ((s.name, g, args.replications, others, args.seed) for s in chosen for g in args.clusters),
         key=lambda cell: (not SHAPES_BY_NAME[cell[0]].paired, -cell[1]),
     )
     results: dict[tuple[str, int], dict[str, Tally]] = {}
@@ -568,6 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--replications", args.replications, REPLICATIONS),
         ("--others", others, OTHER_REPLICATIONS),
         ("--workers", args.workers, 1),
+        ("--seed", args.seed, SEED),
     ):
         if value != default:
             command += f" {option} {value}"
@@ -584,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"The report's methods (report) on {args.replications} replications per cell (a coverage of 0.95 is then "
         f"measured with a Monte Carlo standard error of {monte_carlo_se(args.replications):.4f}), {other_methods}; "
-        f"seed {SEED}; {time.monotonic() - started:.0f} s; `{command}`. "
+        f"seed {args.seed}; {time.monotonic() - started:.0f} s; `{command}`. "
         "Bold: below 0.94. ✗: share of replications where the interval and the p-value disagree about 0. "
         "(n% shown): share of replications with an interval (none is printed where the method cannot hold).",
     ]

@@ -16,14 +16,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_coverage
 
-from drive_evals.stats import MIN_CONTINUOUS_CLUSTERS
+from drive_evals.stats import MIN_JUDGE_CLUSTERS
 
 REPLICATIONS = 150
 """Small enough for a few seconds; a 95% coverage is then measured to about +/- 0.018."""
 FLOOR = 0.92
 """Nominal 0.95 less about 1.7 standard errors of a 150-replication estimate: a method at 0.87 fails clearly."""
-MOST = 0.95
-"""Share of draws that must get an interval where the clusters suffice."""
 SINGLE = ("surds-subset", "surds-rare", "surds-overall", "drivelmm-judge")
 PAIRED = ("paired-chance", "paired-effect", "paired-rare")
 SHAPES = bench_coverage.SHAPES_BY_NAME
@@ -32,23 +30,18 @@ SHAPES = bench_coverage.SHAPES_BY_NAME
 @pytest.mark.parametrize("clusters", [5, 9])
 @pytest.mark.parametrize("name", SINGLE)
 def test_score_intervals_cover(name: str, clusters: int) -> None:
-    """An interval on every draw, covering; for scores between 0 and 1, none below MIN_CONTINUOUS_CLUSTERS."""
+    """An interval on every draw, covering; for judge scores, none below MIN_JUDGE_CLUSTERS frames."""
     tally = bench_coverage.simulate(SHAPES[name], clusters, REPLICATIONS, others=0)[bench_coverage.REPORT_SCORE]
-    if SHAPES[name].continuous and clusters < MIN_CONTINUOUS_CLUSTERS:
+    if SHAPES[name].min_clusters > clusters:
         assert tally.shown == 0
         return
-    # surds-overall draws images without units (each subset is absent with probability 0.4): a draw left with
-    # fewer than MIN_CONTINUOUS_CLUSTERS images that have units gets no interval
-    assert tally.shown >= MOST * tally.total
+    assert tally.shown == tally.total
     assert tally.coverage >= FLOOR, (name, clusters, tally)
 
 
 SKEWED_REPLICATIONS = 1000
 """Enough to tell 0.95 from the 0.937-0.940 Korn-Graubard alone reached (Monte Carlo SE 0.007)."""
 SKEWED_FLOOR = 0.94
-HARSH_FLOOR = 0.93
-"""The harsh shape at 9 frames covers 0.940 of 4,000 draws (docs/statistics.md) and 0.935 of the first 1,000 the
-test draws (Monte Carlo SE 0.0075): held to 0.94 less 1.3 SE, a method at 0.92 fails clearly."""
 
 
 def test_judge_scores_near_one_cover() -> None:
@@ -62,17 +55,16 @@ def test_judge_scores_near_one_cover() -> None:
     assert korn_graubard.coverage < SKEWED_FLOOR, "these draws tell the two apart"
 
 
-def test_harsh_judge_scores_get_no_interval_where_none_covers() -> None:
-    """A heavy tail of poor frames: at 6 frames the widened interval the report printed before covered 0.929 of
-    4,000 draws (docs/statistics.md), and now none is printed; from MIN_CONTINUOUS_CLUSTERS it covers."""
-    shape = SHAPES["drivelmm-judge-harsh"]
-    below = bench_coverage.simulate(shape, 6, REPLICATIONS, others=0)
-    assert below[bench_coverage.REPORT_SCORE].shown == 0
-    assert below[bench_coverage.KORN_GRAUBARD].coverage < FLOOR, "what the interval it widens covers here (0.887)"
-    at = bench_coverage.simulate(shape, MIN_CONTINUOUS_CLUSTERS, SKEWED_REPLICATIONS, others=0)
-    report = at[bench_coverage.REPORT_SCORE]
-    assert report.shown == report.total
-    assert report.coverage >= HARSH_FLOOR, report
+def test_no_judge_interval_below_nine_frames() -> None:
+    """A heavy tail of poor frames at 6 frames: the widened interval, printed there before, covers 0.907 of these
+    draws (0.929 of 4,000 in docs/statistics.md); now the report prints none. From 9 frames this stress shape is
+    still short (about 0.937; docs/statistics.md), which no test here can hide: issue 18."""
+    tally = bench_coverage.simulate(SHAPES["drivelmm-judge-harsh"], 6, REPLICATIONS, others=0)
+    assert tally[bench_coverage.WIDENED].shown == REPLICATIONS
+    assert tally[bench_coverage.WIDENED].coverage < FLOOR, "what an interval printed here would cover"
+    assert tally[bench_coverage.REPORT_SCORE].shown == 0
+    at = bench_coverage.simulate(SHAPES["drivelmm-judge-harsh"], MIN_JUDGE_CLUSTERS, 20, others=0)
+    assert at[bench_coverage.REPORT_SCORE].shown == 20
 
 
 @pytest.mark.parametrize("clusters", [6, 12])

@@ -10,7 +10,7 @@ import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
 from drive_evals.stats import (
-    MIN_CONTINUOUS_CLUSTERS,
+    MIN_JUDGE_CLUSTERS,
     MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     beta_quantile,
@@ -226,16 +226,18 @@ def test_scores_between_0_and_1_get_hall_where_korn_graubard_stops_short() -> No
     assert mean_interval(math.nan, [], [], [], continuous=True) is None
 
 
-def test_continuous_scores_need_more_clusters_than_binary_ones() -> None:
-    """Below MIN_CONTINUOUS_CLUSTERS frames no interval for judge scores (no method covers a heavy tail of poor
-    frames there, docs/statistics.md); 0/1 values keep theirs from MIN_SCORE_CLUSTERS."""
+def test_judge_scores_need_more_clusters() -> None:
+    """Below MIN_JUDGE_CLUSTERS frames no interval for judge scores (no method covers a heavy tail of poor frames
+    there, docs/statistics.md); other scores and 0/1 values keep theirs from MIN_SCORE_CLUSTERS."""
     scores = [0.9, 0.95, 1.0, 0.7, 0.85, 1.0, 0.8, 0.95, 0.9, 0.6]
-    below = MIN_CONTINUOUS_CLUSTERS - 1
+    below = MIN_JUDGE_CLUSTERS - 1
     assert below > MIN_SCORE_CLUSTERS
-    for frames, shown in ((MIN_SCORE_CLUSTERS, False), (below, False), (MIN_CONTINUOUS_CLUSTERS, True)):
+    for frames, shown in ((MIN_SCORE_CLUSTERS, False), (below, False), (MIN_JUDGE_CLUSTERS, True)):
         values = scores * 2
         groups, clusters = [""] * len(values), [f"f{i % frames}" for i in range(len(values))]
         mean = sum(values) / len(values)
-        assert (mean_interval(mean, values, groups, clusters, continuous=True) is not None) is shown, frames
+        judged = mean_interval(mean, values, groups, clusters, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS)
+        assert (judged is not None) is shown, frames
+        assert mean_interval(mean, values, groups, clusters, continuous=True) is not None
         binary = [float(v >= 0.9) for v in values]
         assert mean_interval(sum(binary) / len(binary), binary, groups, clusters, continuous=False) is not None

@@ -171,11 +171,11 @@ CONFIDENCE = 0.95
 MIN_SCORE_CLUSTERS = 3
 """Fewer clusters than this and no score interval is printed: 1 cluster gives no variance estimate, 2 a t quantile
 on 1 degree of freedom (12.7). `benchmarks/bench_coverage.py` measures the interval from 3 clusters up."""
-MIN_CONTINUOUS_CLUSTERS = 9
-"""Fewer clusters than this and no interval for scores between 0 and 1 (judge scores, centerness). Judge scores
-near 1 with a heavy tail of poor frames (`drivelmm-judge-harsh` in `benchmarks/bench_coverage.py`) are covered at
-0.92-0.93 by every interval tried at 3-6 clusters and at 0.94 or more from 9: a draw that happens to hold no poor
-frame shows no sign of the tail, and only a bound-based interval, too wide to read at those counts, covers it."""
+MIN_JUDGE_CLUSTERS = 9
+"""Fewer frames than this and no interval for judge scores. Near 1 with a heavy tail of poor frames
+(`drivelmm-judge-harsh` in `benchmarks/bench_coverage.py`) they are covered at 0.92-0.93 at 3-6 frames, where a
+draw holding no poor frame shows no sign of the tail and the skewness comes from too few clusters. From 9 this
+stress shape still falls short of 0.94 (docs/statistics.md): the minimum takes away the worst cells only."""
 ZERO_STDERR = 1e-12
 MAX_EFFECTIVE = 1e6
 """An effective sample size beyond any data set here (a near-zero SE): kept finite for the beta functions."""
@@ -346,23 +346,23 @@ def mean_interval(
     groups: Sequence[str],
     clusters: Sequence[Hashable],
     continuous: bool,
+    min_clusters: int = MIN_SCORE_CLUSTERS,
 ) -> tuple[float, float] | None:
     """The report's 95% interval for `estimate`, the equal-weight mean over groups of `values` in [0, 1].
 
-    Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. For `continuous` scores
-    (the metric's declared kind: judge scores, centerness; also whenever some value lies strictly between 0 and 1)
+    Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. For scores between 0 and 1
+    (`continuous`, as the metric declares, or whenever some value lies strictly between them, as epoch means do)
     its binomial model of the variance misses the skew of cluster means near 0 or 1, so the interval is widened to
     also hold Hall's skewness-corrected t interval (`skew_corrected_interval`): each covers where the other falls
-    short (docs/statistics.md). Deciding by the declared kind keeps one unit at 0.99 from changing the method.
-    None without units, with fewer than MIN_SCORE_CLUSTERS clusters, or, for continuous scores, fewer than
-    MIN_CONTINUOUS_CLUSTERS.
+    short (docs/statistics.md). None without units or with fewer than `min_clusters` clusters (at least
+    MIN_SCORE_CLUSTERS; judge scores MIN_JUDGE_CLUSTERS).
     """
     if not values:
         return None
     continuous = continuous or any(value not in (0.0, 1.0) for value in values)
     sums = residual_sums(values, groups, clusters)
     count = len(sums.plain)
-    if continuous and count < MIN_CONTINUOUS_CLUSTERS:
+    if count < min_clusters:
         return None
     stderr, df = math.sqrt(sum(total * total for total in sums.cr2)), bell_mccaffrey_df(groups, clusters)
     bounds = score_interval(estimate, stderr, len(values), count, df=df)

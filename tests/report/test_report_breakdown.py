@@ -113,7 +113,7 @@ def samples(log: EvalLog, scorer: str) -> list[Sample]:
 
 
 def estimate(
-    values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool = False
+    values: list[float], clusters: list[str], groups: list[str] | None, judged: bool = False
 ) -> dict[str, Any]:
     if groups is None:
         mean = sum(values) / len(values)
@@ -121,7 +121,7 @@ def estimate(
         means = [sum(v for v, g in zip(values, groups, strict=True) if g == k) / groups.count(k) for k in set(groups)]
         mean = sum(means) / len(means)
     units, count = len(values), len(set(clusters))
-    low, high = interval(mean, values, clusters, groups, continuous) or (math.nan, math.nan)
+    low, high = interval(mean, values, clusters, groups, judged) or (math.nan, math.nan)
     return {"estimate": mean, "ci_low": low, "ci_high": high, "units": units, "clusters": count,
             "reliable": units >= MIN_UNITS and count >= MIN_CLUSTERS}  # fmt: skip
 
@@ -139,12 +139,10 @@ def expected_surds(
                 [m["image"] for _, m in chosen],
                 [m["subset"] for _, m in chosen],
             )
-            rows[(dimension, level, "overall")] = estimate(values, images, subsets, continuous=True)
+            rows[(dimension, level, "overall")] = estimate(values, images, subsets)
             for subset in set(subsets):
                 picked = [(v["score"], m["image"]) for v, m in chosen if m["subset"] == subset]
-                rows[(dimension, level, subset)] = estimate(
-                    [p[0] for p in picked], [p[1] for p in picked], None, continuous=subset == "xy2d"
-                )
+                rows[(dimension, level, subset)] = estimate([p[0] for p in picked], [p[1] for p in picked], None)
     for level in outcomes:
         shares = [(1.0 if outcome == level else 0.0, m) for _, m, _, outcome in levelled]
         rows[("outcome", level, "share")] = estimate([s for s, _ in shares], [m["image"] for _, m in shares], None)
@@ -167,7 +165,7 @@ def expected_o1(
             scored = [(v["reasoning_score"], m["frame"]) for v, m in chosen if not math.isnan(v["reasoning_score"])]
             if scored:
                 rows[(dimension, level, "reasoning_score")] = estimate(
-                    [s[0] for s in scored], [s[1] for s in scored], None, continuous=True
+                    [s[0] for s in scored], [s[1] for s in scored], None, judged=True
                 )
             mcq = [(v["mcq_correct"], m["frame"]) for v, m in chosen if v["mcq_counted"] == 1.0]
             if mcq:

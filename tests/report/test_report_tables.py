@@ -20,7 +20,6 @@ from inspect_ai.log import EvalLog
 
 from drive_evals.report.paired import paired_difference
 from drive_evals.stats import (
-    MIN_CONTINUOUS_CLUSTERS,
     MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     score_interval,
@@ -127,15 +126,19 @@ def hall_bounds(mean: float, se: float, plain: list[float], df: float) -> tuple[
     return max(0.0, mean - se * solve(q)), min(1.0, mean - se * solve(-q))
 
 
+JUDGE_FRAMES = 9
+"""Judge scores get no interval from fewer frames (docs/statistics.md)."""
+
+
 def interval(
-    mean: float, values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool
+    mean: float, values: list[float], clusters: list[str], groups: list[str] | None, judged: bool
 ) -> tuple[float, float] | None:
-    """Korn-Graubard on the CR2 SE; for scores declared `continuous` (or with a value strictly between 0 and 1),
-    widened to hold Hall's interval, and none below MIN_CONTINUOUS_CLUSTERS clusters."""
+    """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1 or the values are judge scores,
+    widened to hold Hall's interval; none below MIN_SCORE_CLUSTERS clusters, or JUDGE_FRAMES for judge scores."""
     labels = groups or [""] * len(values)
-    continuous = continuous or any(v not in (0.0, 1.0) for v in values)
+    continuous = judged or any(v not in (0.0, 1.0) for v in values)
     count = len(set(clusters))
-    if count < MIN_SCORE_CLUSTERS or (continuous and count < MIN_CONTINUOUS_CLUSTERS):
+    if count < (JUDGE_FRAMES if judged else MIN_SCORE_CLUSTERS):
         return None
     df = bell_mccaffrey_df(labels, clusters)
     sums, se = cluster_sums(values, clusters, groups), cr2_se(values, clusters, groups)
@@ -198,7 +201,7 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
             images = [meta["image"] for _, meta in units if meta["subset"] == subset]
             mean, se = sum(values) / len(values), cluster_se(values, images)
             subset_means[subset] = mean
-            bounds = interval(mean, values, images, None, continuous=subset == "xy2d")  # centerness
+            bounds = interval(mean, values, images, None, judged=False)
             check_csv(row, subset, mean, se, bounds, len(values), from_samples=False)
             check_cell(md[subset], mean, bounds, from_samples=False)
             valid = [v["valid"] for v, meta in units if meta["subset"] == subset]
@@ -208,7 +211,7 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
         values, images = [v["score"] for v, _ in units], [m["image"] for _, m in units]
         subsets = [m["subset"] for _, m in units]
         overall_se = cluster_se(values, images, subsets)
-        bounds = interval(overall, values, images, subsets, continuous=True)  # xy2d's centerness is in the mean
+        bounds = interval(overall, values, images, subsets, judged=False)
         check_csv(row, "overall", overall, overall_se, bounds, len(units), from_samples=False)
         check_cell(md["overall"], overall, bounds, from_samples=False)
         assert int(row["units"]) == len(units) == int(md["units"])
@@ -254,7 +257,7 @@ def test_drivelmm_o1_tables_match_the_samples(report_run: Any, logs: dict[str, E
         ]:
             values, clusters = present(units, frames, key, where)
             mean, se = sum(values) / len(values), cluster_se(values, clusters)
-            bounds = interval(mean, values, clusters, None, continuous=metric != "mcq_accuracy")  # judge scores
+            bounds = interval(mean, values, clusters, None, judged=metric != "mcq_accuracy")
             check_csv(row, metric, mean, se, bounds, len(values), from_samples=not logged_se)
             cells = headline if metric in {"reasoning_score", "judge_overall", "mcq_accuracy"} else criteria
             column = metric if cells is headline else next(h for h in cells[row["model"]] if _label_of(h) == metric)

@@ -25,6 +25,7 @@ from drive_evals.report.outcomes import (
     o1_outcomes,
     surds_outcomes,
 )
+from drive_evals.stats import MIN_JUDGE_CLUSTERS, MIN_SCORE_CLUSTERS
 from drive_evals.suite import DRIVELMM_O1 as O1_TASK
 from drive_evals.suite import PACKAGE
 from drive_evals.suite import SURDS as SURDS_TASK
@@ -54,7 +55,9 @@ class UnitMetric:
     subsets' from the units, and does not flag them as missing from the log)."""
     continuous: bool = False
     """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is
-    then widened for skew and needs more clusters (`stats.mean_interval`)."""
+    widened for skew (`stats.mean_interval`; a mean over subsets is widened when its values hold such scores)."""
+    min_clusters: int = MIN_SCORE_CLUSTERS
+    """Fewer clusters and no interval: judge scores need `stats.MIN_JUDGE_CLUSTERS` frames."""
 
 
 ColumnKind = Literal["estimate", "rate", "count"]
@@ -164,7 +167,7 @@ SURDS = Benchmark(
     group_key="subset",
     headline=OVERALL,
     unit_metrics=(
-        UnitMetric(OVERALL, SCORE_KEY, grouped=True, continuous=True),
+        UnitMetric(OVERALL, SCORE_KEY, grouped=True),
         *(
             UnitMetric(subset, SCORE_KEY, subset=subset, stderr_logged=False, continuous=subset == CENTERNESS_SUBSET)
             for subset in SUBSETS
@@ -245,10 +248,10 @@ DRIVELMM_O1 = Benchmark(
     group_key=None,
     headline=REASONING,
     unit_metrics=(
-        UnitMetric(REASONING, REASONING, continuous=True),
-        UnitMetric(JUDGE_OVERALL, JUDGE_OVERALL, continuous=True),
+        UnitMetric(REASONING, REASONING, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS),
+        UnitMetric(JUDGE_OVERALL, JUDGE_OVERALL, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS),
         UnitMetric(MCQ_ACCURACY, MCQ_CORRECT, counted_key=MCQ_COUNTED),
-        *(UnitMetric(name, name, continuous=True) for name in CRITERION_LABELS),
+        *(UnitMetric(name, name, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS) for name in CRITERION_LABELS),
     ),
     tables=(
         TableSpec(

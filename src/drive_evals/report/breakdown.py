@@ -34,7 +34,7 @@ from drive_evals.report.tables import (
     paired_reasons,
     percent,
 )
-from drive_evals.stats import clustered_stderr, equal_group_mean, mean_interval
+from drive_evals.stats import MIN_SCORE_CLUSTERS, clustered_stderr, equal_group_mean, mean_interval
 
 MIN_UNITS = 20
 MIN_CLUSTERS = 5
@@ -112,17 +112,18 @@ def ordered_levels(spec: BreakdownSpec, dimension: str, present: set[str]) -> li
 
 
 def level_estimate(
-    values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None, continuous: bool = False
+    values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None, metric: UnitMetric | None = None
 ) -> Estimate:
-    """The main tables' estimator on a subset of units: plain mean, or equal mean over `groups`; `continuous` as
-    the metric declares (`UnitMetric.continuous`; outcome shares are 0/1)."""
+    """The main tables' estimator on a subset of units: plain mean, or equal mean over `groups`; its interval as
+    `metric` declares (None: an outcome share, 0/1)."""
     labels = list(groups) if groups is not None else [""] * len(values)
     if groups is not None:
         grouped = equal_group_mean(values, groups, clusters)
         mean, stderr = grouped.overall, grouped.overall_stderr
     else:
         mean, stderr = sum(values) / len(values), clustered_stderr(values, clusters)
-    interval = mean_interval(mean, list(values), labels, list(clusters), continuous)
+    continuous, least = (False, MIN_SCORE_CLUSTERS) if metric is None else (metric.continuous, metric.min_clusters)
+    interval = mean_interval(mean, list(values), labels, list(clusters), continuous, least)
     return Estimate(mean, stderr, len(values), True, interval)
 
 
@@ -192,8 +193,7 @@ def _cell(
     """One level's estimate of a unit metric, or (`unit_metric` None) of an outcome share."""
     values, clusters = [v for v, _ in rows], [u.cluster for _, u in rows]
     groups = [u.group for _, u in rows] if unit_metric is not None and unit_metric.grouped else None
-    continuous = unit_metric is not None and unit_metric.continuous
-    estimate = level_estimate(values, clusters, groups, continuous)
+    estimate = level_estimate(values, clusters, groups, unit_metric)
     return Cell(run, dimension, level, metric, estimate, len(set(clusters)))
 
 

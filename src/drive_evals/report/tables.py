@@ -3,8 +3,8 @@
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
 are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for scores between 0 and
-1 (`UnitMetric.continuous`) widened to hold Hall's skewness-corrected t interval and not printed below
-`stats.MIN_CONTINUOUS_CLUSTERS` clusters (`stats.mean_interval`); they stay in [0, 1]. Paired
+1 widened to hold Hall's skewness-corrected t interval (`stats.mean_interval`), none for judge scores below
+`stats.MIN_JUDGE_CLUSTERS` frames; they stay in [0, 1]. Paired
 rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage,
 and the one shape where it does not: docs/statistics.md.
 """
@@ -23,7 +23,7 @@ from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, Paire
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
     CONFIDENCE,
-    MIN_CONTINUOUS_CLUSTERS,
+    MIN_JUDGE_CLUSTERS,
     MIN_SCORE_CLUSTERS,
     clustered_stderr,
     equal_group_mean,
@@ -83,7 +83,7 @@ def estimate(run: Run, metric: str) -> Estimate:
     logged = run.metrics.get(f"{metric}_stderr")
     value = run.metrics.get(metric, mean)
     labels = groups if unit_metric.grouped else [""] * len(values)
-    interval = mean_interval(value, values, labels, clusters, unit_metric.continuous)
+    interval = mean_interval(value, values, labels, clusters, unit_metric.continuous, unit_metric.min_clusters)
     from_samples = logged is None and unit_metric.stderr_logged
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
@@ -154,10 +154,14 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "read raw again when re-run without `--cache`."
         )
     if any(f"({NO_INTERVAL})" in cell for row in rows for cell in row):
-        scores = [c.label for c in spec.columns if (m := benchmark.unit_metric(c.metric)) and m.continuous]
+        judged = [
+            c.label
+            for c in spec.columns
+            if (m := benchmark.unit_metric(c.metric)) and m.min_clusters > MIN_SCORE_CLUSTERS
+        ]
         notes.append(
             f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s"
-            + (f", or {MIN_CONTINUOUS_CLUSTERS} for scores between 0 and 100 ({', '.join(scores)})" if scores else "")
+            + (f", or {MIN_JUDGE_CLUSTERS} for judge scores ({', '.join(judged)})" if judged else "")
             + "; no interval holds its coverage there (docs/statistics.md)."
         )
     return Table(spec.title, header, rows, notes)
