@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
+from fakeserver.server import LISTEN_BACKLOG, SERVE_POLL_SECONDS
+
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -72,12 +74,18 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _HubServer(ThreadingHTTPServer):
+    """The fake model server's listen backlog: parallel downloads must not overflow socketserver's 5."""
+
+    request_queue_size = LISTEN_BACKLOG
+
+
 @contextmanager
 def serve(hub: FakeHub) -> Iterator[FakeHub]:
     """Run the hub on a free loopback port for the duration of the block."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(hub))
+    server = _HubServer(("127.0.0.1", 0), _handler(hub))
     hub.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(SERVE_POLL_SECONDS,), daemon=True)
     thread.start()
     try:
         yield hub
