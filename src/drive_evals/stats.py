@@ -173,9 +173,10 @@ MIN_SCORE_CLUSTERS = 3
 on 1 degree of freedom (12.7). `benchmarks/bench_coverage.py` measures the interval from 3 clusters up."""
 MIN_JUDGE_CLUSTERS = 9
 """Fewer frames than this and no interval for judge scores. Near 1 with a heavy tail of poor frames
-(`drivelmm-judge-harsh` in `benchmarks/bench_coverage.py`) they are covered at 0.92-0.93 at 3-6 frames, where a
-draw holding no poor frame shows no sign of the tail and the skewness comes from too few clusters. From 9 this
-stress shape still falls short of 0.94 (docs/statistics.md): the minimum takes away the worst cells only."""
+(`drivelmm-judge-harsh` in `benchmarks/bench_coverage.py`) the widened interval covers them at 0.92-0.93 at 3-6
+frames, where a draw holding no poor frame shows no sign of the tail and the skewness comes from too few clusters.
+From 9 this stress shape still falls short of 0.94 (docs/statistics.md): the minimum takes away the worst cells
+only."""
 ZERO_STDERR = 1e-12
 MAX_EFFECTIVE = 1e6
 """An effective sample size beyond any data set here (a near-zero SE): kept finite for the beta functions."""
