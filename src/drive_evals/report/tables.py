@@ -6,7 +6,7 @@ are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCa
 1 widened to hold Hall's skewness-corrected t interval (`stats.mean_interval`), none for judge scores below
 `stats.MIN_JUDGE_CLUSTERS` frames; they stay in [0, 1]. Paired
 rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage,
-and the one shape where it does not: docs/statistics.md.
+and the shapes where it does not: docs/statistics.md.
 """
 
 from __future__ import annotations
