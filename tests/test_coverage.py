@@ -44,6 +44,7 @@ SKEWED_REPLICATIONS = 1000
 SKEWED_FLOOR = 0.94
 
 
+@pytest.mark.slow  # 1,000 draws of pure-Python intervals: 11.6 s under coverage, the fast tier's longest test
 def test_judge_scores_near_one_cover() -> None:
     """Judge scores with mean 0.95 at 12 frames: Korn-Graubard alone covered 0.938 of these draws (0.940 of 4,000 in
     docs/statistics.md), the interval above the truth in most misses; with Hall's skewness-corrected t beside it,
