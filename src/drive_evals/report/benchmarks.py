@@ -60,6 +60,11 @@ class UnitMetric:
     """Fewer clusters and no interval: judge scores need `stats.MIN_JUDGE_CLUSTERS` frames."""
 
 
+def judge_score(name: str) -> UnitMetric:
+    """A judge's score in [0, 1], logged under its own name: widened for skew, none below MIN_JUDGE_CLUSTERS frames."""
+    return UnitMetric(name, name, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS)
+
+
 ColumnKind = Literal["estimate", "rate", "count"]
 
 
@@ -248,10 +253,10 @@ DRIVELMM_O1 = Benchmark(
     group_key=None,
     headline=REASONING,
     unit_metrics=(
-        UnitMetric(REASONING, REASONING, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS),
-        UnitMetric(JUDGE_OVERALL, JUDGE_OVERALL, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS),
+        judge_score(REASONING),
+        judge_score(JUDGE_OVERALL),
         UnitMetric(MCQ_ACCURACY, MCQ_CORRECT, counted_key=MCQ_COUNTED),
-        *(UnitMetric(name, name, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS) for name in CRITERION_LABELS),
+        *(judge_score(name) for name in CRITERION_LABELS),
     ),
     tables=(
         TableSpec(

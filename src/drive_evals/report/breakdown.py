@@ -111,8 +111,13 @@ def ordered_levels(spec: BreakdownSpec, dimension: str, present: set[str]) -> li
     return known + sorted(present - set(known), key=_natural)
 
 
+def level_mean(values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None) -> float:
+    """The estimate alone (a paired level's two sides need no interval): plain mean, or equal mean over `groups`."""
+    return sum(values) / len(values) if groups is None else equal_group_mean(values, groups, clusters).overall
+
+
 def level_estimate(
-    values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None, metric: UnitMetric | None = None
+    values: Sequence[float], clusters: Sequence[str], groups: Sequence[str] | None, metric: UnitMetric | None
 ) -> Estimate:
     """The main tables' estimator on a subset of units: plain mean, or equal mean over `groups`; its interval as
     `metric` declares (None: an outcome share, 0/1)."""
@@ -236,8 +241,7 @@ def _compare_level(a: Run, b: Run, dimension: str, level: str, metric: UnitMetri
         return None
     chosen = groups if metric.grouped else None
     result = paired_difference(values_a, values_b, clusters, chosen)
-    mean_a = level_estimate(values_a, clusters, chosen).value
-    mean_b = level_estimate(values_b, clusters, chosen).value
+    mean_a, mean_b = level_mean(values_a, clusters, chosen), level_mean(values_b, clusters, chosen)
     return LevelComparison(a, b, dimension, level, metric.name, mean_a, mean_b, result)
 
 
