@@ -4,13 +4,13 @@ Each shape draws clusters (SURDS images, DriveLMM-o1 frames) with a difficulty o
 cluster are correlated as in the real data; the true value is the population mean, computed once from a large
 draw. A method covers when its interval contains the true value. Methods: the report's current ones (Korn-Graubard
 bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom; for scores
-between 0 and 1 widened to hold Hall's skewness-corrected t interval, and none for judge scores below
-MIN_JUDGE_CLUSTERS frames;
+between 0 and 1 with the design effect taken as at least 1 and widened to hold Hall's skewness-corrected t interval;
 for paired differences the inverted clustered score test, with the sign-flip test joining it at 0) beside the
-alternatives considered and what the report printed before (estimate +/- 1.96 clustered SE; a percentile cluster
-bootstrap beside a sign-flip p-value; the inverted sign-flip test shown only where the runs differ in 6+ clusters),
-so the table shows why the choice was made (docs/statistics.md). Then a power check of the paired test against the
-`detectable (80%)` difference the report prints (`--no-power` skips it).
+alternatives considered and what the report printed before (estimate +/- 1.96 clustered SE; for scores, no design
+effect floor and none for judge scores below 9 frames; a percentile cluster bootstrap beside a sign-flip p-value; the
+inverted sign-flip test shown only where the runs differ in 6+ clusters), so the table shows why the choice was made
+(docs/statistics.md). Then a power check of the paired test against the `detectable (80%)` difference the report
+prints (`--no-power` skips it).
 
     python benchmarks/bench_coverage.py --workers 2   # the full table into docs/statistics.md (slow)
     python benchmarks/bench_coverage.py --others 0 --clusters 20 --shapes paired-effect --no-write   # one cell
@@ -48,13 +48,15 @@ from drive_evals.report.paired import (  # noqa: E402
     paired_tests,
 )
 from drive_evals.stats import (  # noqa: E402
-    MIN_JUDGE_CLUSTERS,
-    MIN_SCORE_CLUSTERS,
+    ZERO_STDERR,
     bell_mccaffrey_df,
     cr2_stderr,
     equal_group_mean,
+    estimate_skewness,
     mean_interval,
+    residual_sums,
     score_interval,
+    skew_corrected_interval,
     t_quantile,
 )
 
@@ -95,8 +97,6 @@ class Shape:
     truth: Callable[[np.random.Generator], float]
     continuous: bool = False
     """The report's metric for this shape declares values between 0 and 1 (`UnitMetric.continuous`)."""
-    min_clusters: int = MIN_SCORE_CLUSTERS
-    """The report's metric prints no interval below this many clusters (`UnitMetric.min_clusters`)."""
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -168,9 +168,16 @@ def surds_overall() -> Shape:
     )
 
 
-def judge_shape(name: str, describes: str, mean: float, spread: float, questions: tuple[int, int] = (3, 6)) -> Shape:
-    """DriveLMM-o1 judge scores: per question a Beta draw around the frame's quality, in steps of 0.01."""
-    concentration = 8.0
+def judge_shape(
+    name: str,
+    describes: str,
+    mean: float,
+    spread: float,
+    questions: tuple[int, int] = (3, 6),
+    concentration: float = 8.0,
+) -> Shape:
+    """DriveLMM-o1 judge scores: per question a Beta draw around the frame's quality, in steps of 0.01; the larger
+    `concentration`, the closer a frame's questions lie to its quality."""
 
     def draw(rng: np.random.Generator, clusters: int) -> Sample:
         sizes = _sizes(rng, clusters, *questions)
@@ -183,7 +190,7 @@ def judge_shape(name: str, describes: str, mean: float, spread: float, questions
     def truth(rng: np.random.Generator) -> float:
         return float(_logistic(_logit(mean) + spread * rng.standard_normal(TRUTH_DRAWS)).mean())
 
-    return Shape(name, describes, False, draw, truth, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS)
+    return Shape(name, describes, False, draw, truth, continuous=True)
 
 
 def paired_binary(name: str, describes: str, rate: float, shift: float, units: tuple[int, int]) -> Shape:
@@ -248,6 +255,9 @@ SHAPES = (
     judge_shape("drivelmm-judge-high", "judge score with mean 0.95", 0.95, 0.8),
     judge_shape("drivelmm-judge-harsh", "judge score near 1 with a heavy tail of poor frames, mean 0.93", 0.97, 1.5),
     judge_shape("drivelmm-judge-harsh-unequal", "the same with 1-15 questions a frame", 0.97, 1.5, (1, 15)),
+    judge_shape(
+        "drivelmm-judge-clustered", "judge score near 1, frames far apart, questions close", 0.95, 1.5, (3, 6), 60.0
+    ),
     binary_shape("drivelmm-mcq", "DriveLMM-o1 MCQ correct, 3-6 questions a frame, 60%", 0.6, 1.0, (3, 6)),
     paired_binary("paired-chance", "two equally good models, 4 units an image", 0.3, 0.0, (4, 4)),
     paired_binary("paired-effect", "A +0.5 log-odds, 1-4 units an image", 0.4, 0.5, (1, 4)),
@@ -266,12 +276,10 @@ POWER_REPLICATIONS = 400
 POWER_FLOOR = 0.75
 """Below this measured power (0.8 less 2.5 Monte Carlo standard errors at 400 draws) a stated difference at or
 below the truth is an overstatement: bold in the table."""
-KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (before; report for 0/1 values)"
-WIDENED = "korn-graubard CR2, t(BM df), with Hall's skew t for scores, from 3 clusters (before)"
-REPORT_SCORE = (
-    "korn-graubard CR2, t(BM df); for scores with Hall's skew t, "
-    f"for judge scores none below {MIN_JUDGE_CLUSTERS} clusters (report)"
-)
+KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (report for 0/1 values)"
+HALL_BEFORE = "korn-graubard CR2, t(BM df), widened to hold Hall's skew t for scores; judge scores from 9 (before)"
+BEFORE_JUDGE_CLUSTERS = 9
+REPORT_SCORE = "korn-graubard CR2, t(BM df); for scores a design effect of at least 1, widened to hold Hall's (report)"
 REPORT_PAIRED = "score test inverted, sign-flip at 0 (report)"
 
 
@@ -322,10 +330,8 @@ def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> d
     # the interval the report widens runs on every draw too: the two rows then compare on the same draws
     report = {
         KORN_GRAUBARD: score_interval(estimate, cr2, len(values), g, df=df),
-        WIDENED: mean_interval(estimate, values, sample.groups.tolist(), clusters, shape.continuous),
-        REPORT_SCORE: mean_interval(
-            estimate, values, sample.groups.tolist(), clusters, shape.continuous, shape.min_clusters
-        ),
+        HALL_BEFORE: _before(sample, shape, estimate, cr2, df),
+        REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters, shape.continuous),
     }
     if report_only:
         return report
@@ -336,6 +342,21 @@ def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> d
         "korn-graubard CR2, t(G-1)": score_interval(estimate, cr2, len(values), g),
         **report,
     }
+
+
+def _before(sample: Sample, shape: Shape, estimate: float, cr2: float, df: float) -> tuple[float, float] | None:
+    """What the report printed for scores between 0 and 1 before: Korn-Graubard's interval without the design-effect
+    floor, widened to also hold Hall's interval, none for judge scores below BEFORE_JUDGE_CLUSTERS frames."""
+    values, groups, clusters = sample.a.tolist(), sample.groups.tolist(), sample.clusters.tolist()
+    g = len(set(clusters))
+    if shape.continuous and g < BEFORE_JUDGE_CLUSTERS:
+        return None
+    bounds = score_interval(estimate, cr2, len(values), g, df=df)
+    if bounds is None or cr2 <= ZERO_STDERR or not (shape.continuous or any(v not in (0.0, 1.0) for v in values)):
+        return bounds
+    skewness = estimate_skewness(residual_sums(values, groups, clusters).plain)
+    low, high = skew_corrected_interval(estimate, cr2, skewness, g - 1 if math.isnan(df) else min(df, g - 1))
+    return min(bounds[0], low), max(bounds[1], high)
 
 
 def _wilson_t(p: float, se: float, n: int, g: int) -> tuple[float, float] | None:
@@ -485,14 +506,14 @@ def table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, .
 
 
 def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, ...]) -> list[str]:
-    """The score shapes' mean interval width and one-sided misses, the report's against the Korn-Graubard interval it
-    widens: a 95% interval should miss about 2.5% on each side."""
+    """The score shapes' mean interval width and one-sided misses, the report's against Korn-Graubard's without a
+    design effect floor and the interval printed before: a 95% interval should miss about 2.5% on each side."""
     lines = [
         "| shape | method | " + " | ".join(f"G={g}" for g in counts) + " |",
         "|---|---|" + "---|" * len(counts),
     ]
     for shape in SHAPES:
-        for method in (KORN_GRAUBARD, REPORT_SCORE):
+        for method in (KORN_GRAUBARD, HALL_BEFORE, REPORT_SCORE):
             if not shape.paired and all((shape.name, g) in results for g in counts):
                 cells = [results[(shape.name, g)][method].tails() for g in counts]
                 lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")
@@ -606,8 +627,8 @@ def main(argv: list[str] | None = None) -> int:
         footer += [
             "",
             "Mean width of the score intervals on the same draws, then the percentage of draws where the interval "
-            "lies above the truth / below it (about 2.5 each for a 95% interval): the report's, and the Korn-Graubard "
-            "interval it widens for scores declared between 0 and 1 (the binary shapes' rows are equal).",
+            "lies above the truth / below it (about 2.5 each for a 95% interval): Korn-Graubard's interval, the one "
+            "printed before for scores between 0 and 1, and the report's (the binary shapes' rows are equal).",
             "",
             *width_table(results, tuple(args.clusters)),
         ]

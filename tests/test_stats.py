@@ -10,7 +10,6 @@ import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
 from drive_evals.stats import (
-    MIN_JUDGE_CLUSTERS,
     MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     beta_quantile,
@@ -197,47 +196,72 @@ def test_hall_interval_inverts_his_transformation() -> None:
     assert skew_corrected_interval(0.98, 0.05, skew, 8)[1] == 1.0  # clipped to [0, 1]
 
 
-def test_scores_between_0_and_1_get_hall_where_korn_graubard_stops_short() -> None:
-    """Judge scores near 1 with one poor frame: Korn-Graubard's lower bound sits above Hall's, and the report's
-    interval holds both. Binary values keep Korn-Graubard's interval exactly."""
-    frames = [[0.98, 0.99, 0.97], [0.99, 1.0, 0.98], [0.97, 0.99], [1.0, 0.98, 0.99], [0.55, 0.6, 0.7],
+def test_scores_between_0_and_1_take_a_design_effect_of_at_least_1() -> None:
+    """Nine frames of judge scores near 1 without a poor frame: the SE is tiny and Korn-Graubard's n_eff =
+    p(1 - p) / SE^2 is 2,565 for 25 scores, an interval of [0.974, 0.987] that says nothing of the poor frames such a
+    draw can miss. The report's takes n_eff as at most n, as if the SE were at least the binomial sqrt(p(1 - p) / n)
+    (Hall's interval, which it also holds, is inside it here). Binary values keep Korn-Graubard's interval exactly."""
+    frames = [[0.98, 0.99, 0.97], [0.99, 1.0, 0.98], [0.97, 0.99], [1.0, 0.98, 0.99], [0.97, 0.96, 0.99],
               [0.99, 0.97, 0.98], [0.96, 0.99], [0.98, 1.0, 0.99], [0.97, 0.98, 0.96]]  # fmt: skip
     values = [v for frame in frames for v in frame]
     clusters = [f"f{i}" for i, frame in enumerate(frames) for _ in frame]
     groups = [""] * len(values)
     mean = sum(values) / len(values)
-    sums = residual_sums(values, groups, clusters)
     stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
-    korn = score_interval(mean, stderr, len(values), len(frames), df=df)
+    plain = score_interval(mean, stderr, len(values), len(frames), df=df)
+    binomial = math.sqrt(mean * (1 - mean) / len(values))
+    floored = score_interval(mean, binomial, len(values), len(frames), df=df)
+    assert plain is not None and floored is not None and stderr < binomial
+    sums = residual_sums(values, groups, clusters)
     hall = skew_corrected_interval(mean, stderr, estimate_skewness(sums.plain), min(df, len(frames) - 1))
-    assert korn is not None and hall[0] < korn[0]
-    union = (min(korn[0], hall[0]), max(korn[1], hall[1]))
-    assert mean_interval(mean, values, groups, clusters, continuous=True) == union
+    union = (min(floored[0], hall[0]), max(floored[1], hall[1]))
+    assert mean_interval(mean, values, groups, clusters, continuous=True) == union == floored
+    assert floored[0] < 0.8 < 0.97 < plain[0]
     # a value strictly between 0 and 1 makes a metric declared binary continuous: never the narrower method
-    assert mean_interval(mean, values, groups, clusters, continuous=False) == union
+    assert mean_interval(mean, values, groups, clusters, continuous=False) == floored
     binary = [float(v > 0.975) for v in values]
     binary_mean = sum(binary) / len(binary)
     expected = score_interval(binary_mean, cr2_stderr(binary, groups, clusters), len(binary), len(frames), df=df)
     assert expected is not None
     assert mean_interval(binary_mean, binary, groups, clusters, continuous=False) == expected
-    # declared continuous, the same 0/1 values get the union, which holds Korn-Graubard's interval
+    # declared continuous, the same 0/1 values: never narrower than Korn-Graubard's
     declared = mean_interval(binary_mean, binary, groups, clusters, continuous=True)
-    assert declared is not None and declared[0] <= expected[0] and declared[1] >= expected[1] and declared != expected
+    assert declared is not None and declared[0] <= expected[0] and declared[1] >= expected[1]
     assert mean_interval(math.nan, [], [], [], continuous=True) is None
 
 
-def test_judge_scores_need_more_clusters() -> None:
-    """Below MIN_JUDGE_CLUSTERS frames no interval for judge scores (no method covers a heavy tail of poor frames
-    there, docs/statistics.md); other scores and 0/1 values keep theirs from MIN_SCORE_CLUSTERS."""
+def test_scores_hold_hall_where_one_large_poor_cluster_skews_the_mean() -> None:
+    """29 frames near 1 and one poor frame holding 12 of 69 questions: the design effect is above 1, so the floor
+    does not bind, and the mean is skewed far to the left. Hall's lower bound (0.29) lies far below Korn-Graubard's
+    (0.55), and the report's interval holds both."""
+    frames = [[0.97, 0.95, 0.99][: 1 + i % 3] for i in range(29)] + [[0.4] * 12]
+    values = [v for frame in frames for v in frame]
+    clusters = [f"f{i}" for i, frame in enumerate(frames) for _ in frame]
+    groups = [""] * len(values)
+    mean = sum(values) / len(values)
+    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+    korn = score_interval(mean, stderr, len(values), len(frames), df=df, continuous=True)
+    assert korn == score_interval(mean, stderr, len(values), len(frames), df=df)  # n_eff 13.8 of 69: no cap
+    hall = skew_corrected_interval(mean, stderr, estimate_skewness(residual_sums(values, groups, clusters).plain), df)
+    assert korn is not None and hall[0] < 0.3 < 0.5 < korn[0]
+    assert mean_interval(mean, values, groups, clusters, continuous=True) == (hall[0], max(korn[1], hall[1]))
+
+
+def test_a_score_above_zero_never_narrows_the_interval() -> None:
+    """30 zeros in 10 clusters give [0, 0.151]; one of them at 0.1 instead gave [0, 0.025] (its tiny SE taken as
+    the binomial one of a mean of 0.003): more evidence of a positive score, a far smaller upper bound."""
+    clusters, groups = [f"c{i % 10}" for i in range(30)], [""] * 30
+    zeros = mean_interval(0.0, [0.0] * 30, groups, clusters, continuous=False)
+    one_above = [0.0] * 29 + [0.1]
+    above = mean_interval(sum(one_above) / 30, one_above, groups, clusters, continuous=False)
+    assert zeros is not None and above is not None
+    assert 0.15 < zeros[1] <= above[1]
+
+
+def test_scores_get_an_interval_from_as_few_clusters_as_0_1_values() -> None:
+    """Judge scores get an interval from MIN_SCORE_CLUSTERS frames (before: 9), none below, as 0/1 values."""
     scores = [0.9, 0.95, 1.0, 0.7, 0.85, 1.0, 0.8, 0.95, 0.9, 0.6]
-    below = MIN_JUDGE_CLUSTERS - 1
-    assert below > MIN_SCORE_CLUSTERS
-    for frames, shown in ((MIN_SCORE_CLUSTERS, False), (below, False), (MIN_JUDGE_CLUSTERS, True)):
-        values = scores * 2
-        groups, clusters = [""] * len(values), [f"f{i % frames}" for i in range(len(values))]
-        mean = sum(values) / len(values)
-        judged = mean_interval(mean, values, groups, clusters, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS)
+    for frames, shown in ((MIN_SCORE_CLUSTERS - 1, False), (MIN_SCORE_CLUSTERS, True)):
+        groups, clusters = [""] * len(scores), [f"f{i % frames}" for i in range(len(scores))]
+        judged = mean_interval(sum(scores) / len(scores), scores, groups, clusters, continuous=True)
         assert (judged is not None) is shown, frames
-        assert mean_interval(mean, values, groups, clusters, continuous=True) is not None
-        binary = [float(v >= 0.9) for v in values]
-        assert mean_interval(sum(binary) / len(binary), binary, groups, clusters, continuous=False) is not None

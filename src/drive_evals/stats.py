@@ -171,12 +171,6 @@ CONFIDENCE = 0.95
 MIN_SCORE_CLUSTERS = 3
 """Fewer clusters than this and no score interval is printed: 1 cluster gives no variance estimate, 2 a t quantile
 on 1 degree of freedom (12.7). `benchmarks/bench_coverage.py` measures the interval from 3 clusters up."""
-MIN_JUDGE_CLUSTERS = 9
-"""Fewer frames than this and no interval for judge scores. Near 1 with a heavy tail of poor frames
-(`drivelmm-judge-harsh` in `benchmarks/bench_coverage.py`) the widened interval covers them at 0.92-0.93 at 3-6
-frames, where a draw holding no poor frame shows no sign of the tail and the skewness comes from too few clusters.
-From 9 this stress shape still falls short of 0.94 (docs/statistics.md): the minimum takes away the worst cells
-only."""
 ZERO_STDERR = 1e-12
 MAX_EFFECTIVE = 1e6
 """An effective sample size beyond any data set here (a near-zero SE): kept finite for the beta functions."""
@@ -292,6 +286,7 @@ def score_interval(
     clusters: int,
     confidence: float = CONFIDENCE,
     df: float | None = None,
+    continuous: bool = False,
 ) -> tuple[float, float] | None:
     """Korn and Graubard's (1998) interval for a mean of values in [0, 1]: Clopper-Pearson on an effective n.
 
@@ -302,6 +297,11 @@ def score_interval(
     it stays in [0, 1], is asymmetric near the ends, and has a width
     at 0 (0/16 with t on 4 df: [0, 0.37]). None with fewer than MIN_SCORE_CLUSTERS clusters. Pass the CR2 SE
     (`cr2_stderr`); the coverage this reaches is measured in docs/statistics.md.
+
+    `continuous`: the values are scores between 0 and 1 (judge scores, centerness), whose variance lies far below
+    the binomial p(1 - p) that n_eff is measured against, so n_eff would credit each score with more than a 0/1
+    outcome's information. n_eff is then capped at n (a design effect of at least 1): scores near 1 from a sample
+    that happens to hold none of the rare poor clusters have a small SE that says nothing about that tail.
     """
     if math.isnan(estimate) or math.isnan(stderr) or units < 1 or clusters < MIN_SCORE_CLUSTERS:
         return None
@@ -310,6 +310,8 @@ def score_interval(
     # an SE of rounding noise (every value equal) is an SE of 0, whichever order the sums ran in
     exact_zero = stderr <= ZERO_STDERR or p * (1 - p) <= 0.0
     effective = units if exact_zero else p * (1 - p) / variance
+    if continuous:
+        effective = min(effective, units)
     tail = (1 - confidence) / 2
     degrees = clusters - 1 if df is None or math.isnan(df) else min(df, clusters - 1)
     shrink = (NormalDist().inv_cdf(1 - tail) / t_quantile(1 - tail, degrees)) ** 2
@@ -347,26 +349,26 @@ def mean_interval(
     groups: Sequence[str],
     clusters: Sequence[Hashable],
     continuous: bool,
-    min_clusters: int = MIN_SCORE_CLUSTERS,
 ) -> tuple[float, float] | None:
     """The report's 95% interval for `estimate`, the equal-weight mean over groups of `values` in [0, 1].
 
     Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. For scores between 0 and 1
     (`continuous`, as the metric declares, or whenever some value lies strictly between them, as epoch means do)
-    its binomial model of the variance misses the skew of cluster means near 0 or 1, so the interval is widened to
-    also hold Hall's skewness-corrected t interval (`skew_corrected_interval`): each covers where the other falls
-    short (docs/statistics.md). None without units or with fewer than `min_clusters` clusters (at least
-    MIN_SCORE_CLUSTERS; judge scores MIN_JUDGE_CLUSTERS).
+    the design effect is taken as at least 1, which covers the draws of few clusters that show nothing of a rare
+    tail, and the interval is widened to also hold Hall's skewness-corrected t interval
+    (`skew_corrected_interval`), which covers the skew a tail leaves in the mean of many unequal clusters: each
+    holds where the other falls short (docs/statistics.md). None without units or with fewer than
+    MIN_SCORE_CLUSTERS clusters.
     """
     if not values:
         return None
     continuous = continuous or any(value not in (0.0, 1.0) for value in values)
     sums = residual_sums(values, groups, clusters)
     count = len(sums.plain)
-    if count < min_clusters:
+    if count < MIN_SCORE_CLUSTERS:
         return None
     stderr, df = math.sqrt(sum(total * total for total in sums.cr2)), bell_mccaffrey_df(groups, clusters)
-    bounds = score_interval(estimate, stderr, len(values), count, df=df)
+    bounds = score_interval(estimate, stderr, len(values), count, df=df, continuous=continuous)
     if bounds is None or not continuous or stderr <= ZERO_STDERR:
         return bounds
     degrees = count - 1 if math.isnan(df) else min(df, count - 1)

@@ -126,23 +126,20 @@ def hall_bounds(mean: float, se: float, plain: list[float], df: float) -> tuple[
     return max(0.0, mean - se * solve(q)), min(1.0, mean - se * solve(-q))
 
 
-JUDGE_FRAMES = 9
-"""Judge scores get no interval from fewer frames (docs/statistics.md)."""
-
-
 def interval(
     mean: float, values: list[float], clusters: list[str], groups: list[str] | None, judged: bool
 ) -> tuple[float, float] | None:
-    """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1 or the values are judge scores,
-    widened to hold Hall's interval; none below MIN_SCORE_CLUSTERS clusters, or JUDGE_FRAMES for judge scores."""
+    """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1 or the values are judge scores, on an
+    SE of at least the binomial sqrt(p (1 - p) / n) (the report caps n_eff at n instead) and widened to hold Hall's
+    interval; none below MIN_SCORE_CLUSTERS clusters."""
     labels = groups or [""] * len(values)
     continuous = judged or any(v not in (0.0, 1.0) for v in values)
-    count = len(set(clusters))
-    if count < (JUDGE_FRAMES if judged else MIN_SCORE_CLUSTERS):
+    if len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
     df = bell_mccaffrey_df(labels, clusters)
     sums, se = cluster_sums(values, clusters, groups), cr2_se(values, clusters, groups)
-    bounds = score_interval(mean, se, len(values), len(sums), df=df)
+    floored = max(se, math.sqrt(mean * (1 - mean) / len(values))) if continuous and 0.0 < mean < 1.0 else se
+    bounds = score_interval(mean, floored, len(values), len(sums), df=df)
     assert bounds is not None
     if not continuous or se <= 1e-12:
         return bounds

@@ -25,7 +25,6 @@ from drive_evals.report.outcomes import (
     o1_outcomes,
     surds_outcomes,
 )
-from drive_evals.stats import MIN_JUDGE_CLUSTERS, MIN_SCORE_CLUSTERS
 from drive_evals.suite import DRIVELMM_O1 as O1_TASK
 from drive_evals.suite import PACKAGE
 from drive_evals.suite import SURDS as SURDS_TASK
@@ -54,15 +53,14 @@ class UnitMetric:
     """The task logs this metric's standard error (SURDS logs only `overall_stderr`; the report computes the
     subsets' from the units, and does not flag them as missing from the log)."""
     continuous: bool = False
-    """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is
-    widened for skew (`stats.mean_interval`; a mean over subsets is widened when its values hold such scores)."""
-    min_clusters: int = MIN_SCORE_CLUSTERS
-    """Fewer clusters and no interval: judge scores need `stats.MIN_JUDGE_CLUSTERS` frames."""
+    """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval takes
+    the design effect as at least 1 (`stats.mean_interval`; so does a mean over subsets whose values hold such
+    scores)."""
 
 
 def judge_score(name: str) -> UnitMetric:
-    """A judge's score in [0, 1], logged under its own name: widened for skew, none below MIN_JUDGE_CLUSTERS frames."""
-    return UnitMetric(name, name, continuous=True, min_clusters=MIN_JUDGE_CLUSTERS)
+    """A judge's score in [0, 1], logged under its own name."""
+    return UnitMetric(name, name, continuous=True)
 
 
 ColumnKind = Literal["estimate", "rate", "count"]

@@ -34,7 +34,7 @@ from drive_evals.report.tables import (
     paired_reasons,
     percent,
 )
-from drive_evals.stats import MIN_SCORE_CLUSTERS, clustered_stderr, equal_group_mean, mean_interval
+from drive_evals.stats import clustered_stderr, equal_group_mean, mean_interval
 
 MIN_UNITS = 20
 MIN_CLUSTERS = 5
@@ -127,8 +127,7 @@ def level_estimate(
         mean, stderr = grouped.overall, grouped.overall_stderr
     else:
         mean, stderr = sum(values) / len(values), clustered_stderr(values, clusters)
-    continuous, least = (False, MIN_SCORE_CLUSTERS) if metric is None else (metric.continuous, metric.min_clusters)
-    interval = mean_interval(mean, list(values), labels, list(clusters), continuous, least)
+    interval = mean_interval(mean, list(values), labels, list(clusters), metric is not None and metric.continuous)
     return Estimate(mean, stderr, len(values), True, interval)
 
 

@@ -3,10 +3,9 @@
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
 are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for scores between 0 and
-1 widened to hold Hall's skewness-corrected t interval (`stats.mean_interval`), none for judge scores below
-`stats.MIN_JUDGE_CLUSTERS` frames; they stay in [0, 1]. Paired
-rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage,
-and the shapes where it does not: docs/statistics.md.
+1 with a design effect of at least 1 (`stats.mean_interval`); they stay in [0, 1]. Paired rows invert a cluster
+sign-flip test combined with a bounded score test. Where each reaches its nominal coverage, and the shapes where it
+does not: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, Paire
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
     CONFIDENCE,
-    MIN_JUDGE_CLUSTERS,
     MIN_SCORE_CLUSTERS,
     clustered_stderr,
     equal_group_mean,
@@ -83,7 +81,7 @@ def estimate(run: Run, metric: str) -> Estimate:
     logged = run.metrics.get(f"{metric}_stderr")
     value = run.metrics.get(metric, mean)
     labels = groups if unit_metric.grouped else [""] * len(values)
-    interval = mean_interval(value, values, labels, clusters, unit_metric.continuous, unit_metric.min_clusters)
+    interval = mean_interval(value, values, labels, clusters, unit_metric.continuous)
     from_samples = logged is None and unit_metric.stderr_logged
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
@@ -130,8 +128,8 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
         notes.append(
             f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
             f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
-            "[0, 100] and has a width at 0 and 100), for scores between 0 and 100 widened to also hold Hall's "
-            "skewness-corrected t interval. Coverage measured in docs/statistics.md."
+            "[0, 100] and has a width at 0 and 100), for scores between 0 and 100 with a design effect of at least "
+            "1 (no score counts for more than a 0/1 outcome). Coverage measured in docs/statistics.md."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
@@ -154,15 +152,9 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "read raw again when re-run without `--cache`."
         )
     if any(f"({NO_INTERVAL})" in cell for row in rows for cell in row):
-        judged = [
-            c.label
-            for c in spec.columns
-            if (m := benchmark.unit_metric(c.metric)) and m.min_clusters > MIN_SCORE_CLUSTERS
-        ]
         notes.append(
-            f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s"
-            + (f", or {MIN_JUDGE_CLUSTERS} for judge scores ({', '.join(judged)})" if judged else "")
-            + "; no interval holds its coverage there (docs/statistics.md)."
+            f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s; "
+            "no interval holds its coverage there (docs/statistics.md)."
         )
     return Table(spec.title, header, rows, notes)
 
