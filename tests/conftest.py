@@ -25,13 +25,14 @@ XDIST_GROUPS = {
     ("", "judge_meta_logs"): "judge-meta-runs",
     ("", "o1_run"): "reducer-runs",
     ("", "regenerated"): "demo-regeneration",
+    ("fakeserver", "hung_runs"): "hung-runs",
 }
 """(folder whose conftest or module defines it, "" for all of tests/; session or module fixture that pays for whole
-runs) -> the xdist group of every test there using it, directly or through another fixture (`fault_runs` uses
-`reference`; `chance_logs` and `chance_seed_logs` use `surds_chance_log`). Under `--dist loadgroup` each group
-runs on one worker, so each such fixture runs once per session instead of once per worker. pytest-xdist 3.8 marks
-a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads (its `nodeid` comes from a structured id):
-the dev extra keeps pytest below 9.2 so that the groups form."""
+runs, or waits out hangs) -> the xdist group of every test there using it, directly or through another fixture
+(`fault_runs` uses `reference`; `chance_logs` and `chance_seed_logs` use `surds_chance_log`). Under `--dist loadgroup`
+each group runs on one worker, so each such fixture runs once per session instead of once per worker. pytest-xdist
+3.8 marks a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads (its `nodeid` comes from a structured
+id): the dev extra keeps pytest below 9.2 so that the groups form."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook would otherwise run first)

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
@@ -284,7 +285,8 @@ class PolicyModel(_TestModel):
 
     It sees what the server sees (system text, the last user turn's texts and image digests), so a run through a
     real client and the fake server can be compared reply for reply with a run of this provider. With
-    `POLICY_CALLS` set to a file path, each call appends its prompt key (as the server counts them) there.
+    `POLICY_CALLS` set to a file path, each call appends a line there: its prompt key (as the server counts them)
+    and the sample asking (`<id>#<epoch>`, `-` outside a sample).
     """
 
     def reply(self, messages: list[ChatMessage]) -> str:
@@ -298,6 +300,8 @@ class PolicyModel(_TestModel):
         digests = [image_digest(part.image) for part in parts if isinstance(part, ContentImage)]
         calls = os.environ.get("POLICY_CALLS")
         if calls:
+            active = sample_active()
+            sample = "-" if active is None else f"{active.sample.id}#{active.epoch}"
             with open(calls, "a", encoding="utf-8") as handle:
-                handle.write(prompt_key(system, texts, digests) + "\n")
+                handle.write(f"{prompt_key(system, texts, digests)} {sample}\n")
         return respond(self.model_name, system, texts, digests)

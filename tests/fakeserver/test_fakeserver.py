@@ -10,6 +10,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ from inspect_ai.model import (
     ContentImage,
     ContentText,
     GenerateConfig,
+    ModelAPI,
     ModelOutput,
     ResponseSchema,
     get_model,
@@ -34,6 +38,7 @@ from inspect_ai.model import (
 from inspect_ai.util import json_schema, materialize_media
 from PIL import Image
 from pydantic import BaseModel
+from tenacity import wait_none
 from waiting import wait_for
 
 from . import (
@@ -43,11 +48,13 @@ from . import (
     FakeRequest,
     Fault,
     FaultPlan,
+    InjectedFault,
     PromptCounts,
     Reply,
     echo,
     fixed_text,
 )
+from .offline import PROXY_VARS, refuse_other_hosts
 from .openai_responses import PART_SPLIT
 
 OPENAI_MODEL = "openai/gpt-4o-mini"
@@ -531,15 +538,70 @@ def test_inspect_retries_after_sdk_gives_up(fake_model_server: FakeModelServer, 
     assert {injected.status for injected in fake_model_server.injected} == {503}
 
 
+@dataclass(frozen=True)
+class HungRun:
+    """What a run that waits out hangs returned, how long it took, and what its server saw."""
+
+    completions: list[str]
+    seconds: float
+    counts: dict[str, PromptCounts]
+    injected: list[InjectedFault]
+
+
+FAULT_RATES_PLAN = FaultPlan(
+    rates={Fault.SERVER_ERROR: 0.2, Fault.RATE_LIMIT: 0.1, Fault.HANG: 0.05},
+    seed=3,
+    max_consecutive=2,
+    hang_seconds=HANG_SECONDS,
+)
+RATES_PROMPTS = [f"scene {index}: what is ahead?" for index in range(24)]
+RATES_RUN = "fault rates"
+
+
+@pytest.fixture(scope="module")
+def hung_runs() -> Iterator[dict[str, HungRun]]:
+    """The runs whose requests hang, made at the same time (so the module waits out one attempt timeout, not one per
+    test), each against its own server: one hang of one prompt through each of `OPENAI_MODEL` and `ANTHROPIC_MODEL`
+    (by model name), and `RATES_PROMPTS` at once through `OPENAI_MODEL` with `FAULT_RATES_PLAN` (`RATES_RUN`).
+    Inspect's own backoff is off, as `fast_inspect_retries` turns it off; the SDKs' is kept."""
+    plans = {
+        OPENAI_MODEL: FaultPlan(script=[Fault.HANG], hang_seconds=HANG_SECONDS),
+        ANTHROPIC_MODEL: FaultPlan(script=[Fault.HANG], hang_seconds=HANG_SECONDS),
+        RATES_RUN: FAULT_RATES_PLAN,
+    }
+    with pytest.MonkeyPatch.context() as patch, ExitStack() as stack:
+        refuse_other_hosts(patch)
+        for name in PROXY_VARS:
+            patch.delenv(name, raising=False)
+        patch.setattr(ModelAPI, "retry_wait", lambda self: wait_none())
+        servers = {name: stack.enter_context(FakeModelServer(fault_plan=plan)) for name, plan in plans.items()}
+
+        async def run(name: str) -> HungRun:
+            server, model_name = servers[name], OPENAI_MODEL if name == RATES_RUN else name
+            base_url = server.anthropic_base_url if model_name == ANTHROPIC_MODEL else server.openai_base_url
+            model = get_model(model_name, config=RETRYING, memoize=False, base_url=base_url, api_key=TEST_API_KEY)
+            started = time.monotonic()
+            if name == RATES_RUN:
+                outputs = await asyncio.gather(*(model.generate(prompt) for prompt in RATES_PROMPTS))
+            else:
+                outputs = [await model.generate([ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=QUESTION)])]
+            seconds = time.monotonic() - started
+            return HungRun([output.completion for output in outputs], seconds, server.counts, server.injected)
+
+        async def run_all() -> list[HungRun]:
+            return await asyncio.gather(*(run(name) for name in plans))
+
+        yield dict(zip(plans, asyncio.run(run_all()), strict=True))
+
+
 @pytest.mark.slow
-@pytest.mark.usefixtures("fast_inspect_retries")
 @pytest.mark.parametrize("model_name", [OPENAI_MODEL, ANTHROPIC_MODEL])
-def test_inspect_retries_hang_past_attempt_timeout(fake_model_server: FakeModelServer, model_name: str) -> None:
-    fake_model_server.fault_plan = FaultPlan(script=[Fault.HANG], hang_seconds=HANG_SECONDS)
-    started = time.monotonic()
-    assert inspect_generate(model_name, QUESTION).completion == QUESTION
-    assert time.monotonic() - started >= ATTEMPT_TIMEOUT_SECONDS, "the answer came only after the attempt timeout"
-    assert only_counts(fake_model_server) == PromptCounts(received=2, answered=1, faulted=1)
+def test_inspect_retries_hang_past_attempt_timeout(hung_runs: dict[str, HungRun], model_name: str) -> None:
+    run = hung_runs[model_name]
+    assert run.completions == [QUESTION]
+    assert run.seconds >= ATTEMPT_TIMEOUT_SECONDS, "the answer came only after the attempt timeout"
+    (counts,) = run.counts.values()
+    assert counts == PromptCounts(received=2, answered=1, faulted=1)
 
 
 @pytest.mark.parametrize(
@@ -584,27 +646,13 @@ def test_malformed_success_gives_empty_output(
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("fast_inspect_retries")
-def test_fault_rates_through_inspect_concurrently(fake_model_server: FakeModelServer) -> None:
-    plan = FaultPlan(
-        rates={Fault.SERVER_ERROR: 0.2, Fault.RATE_LIMIT: 0.1, Fault.HANG: 0.05},
-        seed=3,
-        max_consecutive=2,
-        hang_seconds=HANG_SECONDS,
-    )
-    fake_model_server.fault_plan = plan
-    prompts = [f"scene {index}: what is ahead?" for index in range(24)]
-
-    async def generate_all() -> list[str]:
-        model = get_model(OPENAI_MODEL, config=RETRYING, memoize=False)
-        outputs = await asyncio.gather(*(model.generate(prompt) for prompt in prompts))
-        return [output.completion for output in outputs]
-
-    assert asyncio.run(generate_all()) == prompts
-    counts = fake_model_server.counts
-    assert len(counts) == len(prompts)
+def test_fault_rates_through_inspect_concurrently(hung_runs: dict[str, HungRun]) -> None:
+    plan, run = FAULT_RATES_PLAN, hung_runs[RATES_RUN]
+    assert run.completions == RATES_PROMPTS
+    counts = run.counts
+    assert len(counts) == len(RATES_PROMPTS)
     assert all(count.answered == 1 and count.received == count.faulted + 1 for count in counts.values())
-    injected = fake_model_server.injected
+    injected = run.injected
     assert sum(count.faulted for count in counts.values()) == len(injected)
     assert {fault.fault for fault in injected} == set(plan.rates), "seed 3 draws every kind of fault here"
     assert all(plan.decide(fault.key, fault.attempt, fault.attempt - 1) == fault for fault in injected)

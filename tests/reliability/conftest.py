@@ -64,7 +64,11 @@ def reference(tmp_path_factory: pytest.TempPathFactory, derived_cache: Path) -> 
             **QUIET,
         )
     assert all(log.status == "success" for log in logs), [log.error for log in logs]
-    return Reference({log.eval.task: log for log in logs}, Counter(calls.read_text().split()))
+    asked = [line.split(" ", 1) for line in calls.read_text().splitlines()]
+    by_sample: dict[str, list[str]] = {}
+    for key, sample in asked:
+        by_sample.setdefault(sample, []).append(key)
+    return Reference({log.eval.task: log for log in logs}, Counter(key for key, _ in asked), by_sample)
 
 
 def run_with_faults(model: str, tmp: Path, derived_cache: Path, server: FakeModelServer) -> FaultRun:

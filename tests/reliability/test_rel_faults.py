@@ -22,6 +22,7 @@ from .harness import (
     ANTHROPIC_MODEL,
     FAULT_MIX,
     JUDGE,
+    MAX_HANGS_PER_SAMPLE,
     O1,
     O1_SCORER,
     OPENAI_MODEL,
@@ -32,6 +33,7 @@ from .harness import (
     count_problems,
     differences,
     every_sample_scored,
+    hangs_per_sample,
 )
 
 pytestmark = pytest.mark.slow  # fault runs through the fake servers (subprocesses, hangs)
@@ -62,6 +64,16 @@ def test_no_prompt_answered_more_often_than_asked(
     """Each prompt is answered exactly as often as the in-process run asked it (judge validation retries
     included), and every extra request the server saw was a retry of a fault it served."""
     assert count_problems(fault_runs[provider].record, reference.calls) == []
+
+
+def test_fault_mix_hangs_no_sample_twice(reference: Reference) -> None:
+    """The fault runs wait out their hangs at the same time, so a run takes one attempt timeout, not two or more
+    in a row: with the demo's prompts, `FAULT_MIX` serves no sample more than `MAX_HANGS_PER_SAMPLE` hangs. (Only
+    time is at stake: when the prompts change and this fails, choose a seed that passes, with every kind of fault
+    on first attempts and retries of model and judge calls.)"""
+    hangs = hangs_per_sample(FAULT_MIX, reference.sample_calls)
+    assert sum(hangs.values()) >= 10, "the fault mix still serves hangs"
+    assert {sample: n for sample, n in hangs.items() if n > MAX_HANGS_PER_SAMPLE} == {}
 
 
 def test_reference_run_is_not_trivial(reference: Reference) -> None:
