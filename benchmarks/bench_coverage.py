@@ -193,6 +193,26 @@ def judge_shape(
     return Shape(name, describes, False, draw, truth, continuous=True)
 
 
+def poor_frames_shape(name: str, describes: str, good: float, poor: float, share: float) -> Shape:
+    """Judge scores whose frames are either good or poor (a `share` of them), 8-9 questions a frame, each a Beta
+    draw (concentration 20) around its frame's quality in steps of 0.01: a frame-level tail in frames of many
+    questions, where a bound on each question's variance says little about the frames."""
+    concentration = 20.0
+
+    def draw(rng: np.random.Generator, clusters: int) -> Sample:
+        sizes = _sizes(rng, clusters, 8, 9)
+        quality = np.where(rng.random(clusters) < share, poor, good)
+        index = np.repeat(np.arange(clusters), sizes)
+        m = quality[index]
+        values = np.round(rng.beta(m * concentration, (1 - m) * concentration), 2)
+        return Sample(values, None, index, np.zeros(index.size, dtype=np.int64))
+
+    def truth(rng: np.random.Generator) -> float:
+        return share * poor + (1 - share) * good
+
+    return Shape(name, describes, False, draw, truth, continuous=True)
+
+
 def paired_binary(name: str, describes: str, rate: float, shift: float, units: tuple[int, int]) -> Shape:
     """Two models on the same clusters: both see cluster difficulty z_c; A's log-odds are `shift` higher."""
     spread = 1.0
@@ -258,6 +278,7 @@ SHAPES = (
     judge_shape(
         "drivelmm-judge-clustered", "judge score near 1, frames far apart, questions close", 0.95, 1.5, (3, 6), 60.0
     ),
+    poor_frames_shape("drivelmm-judge-poor-frames", "5% of frames poor (0.3), 8-9 questions a frame", 0.95, 0.3, 0.05),
     binary_shape("drivelmm-mcq", "DriveLMM-o1 MCQ correct, 3-6 questions a frame, 60%", 0.6, 1.0, (3, 6)),
     paired_binary("paired-chance", "two equally good models, 4 units an image", 0.3, 0.0, (4, 4)),
     paired_binary("paired-effect", "A +0.5 log-odds, 1-4 units an image", 0.4, 0.5, (1, 4)),

@@ -17,6 +17,7 @@ from drive_evals.stats import (
     cr2_stderr,
     equal_group_mean,
     estimate_skewness,
+    kish_units,
     mean_interval,
     residual_sums,
     score_interval,
@@ -245,6 +246,24 @@ def test_scores_hold_hall_where_one_large_poor_cluster_skews_the_mean() -> None:
     hall = skew_corrected_interval(mean, stderr, estimate_skewness(residual_sums(values, groups, clusters).plain), df)
     assert korn is not None and hall[0] < 0.3 < 0.5 < korn[0]
     assert mean_interval(mean, values, groups, clusters, continuous=True) == (hall[0], max(korn[1], hall[1]))
+
+
+def test_a_mean_over_unequal_groups_is_capped_at_kish_n() -> None:
+    """SURDS `overall` is the equal mean of its subsets: 200 units of one beside 4 centerness scores of another
+    weigh 1/400 and 1/8 each, so its variance is bounded by the binomial one of Kish's n = 1 / sum w^2 = 15.7 units,
+    not of 204 (whose floor let the interval credit the 4 scores with 200 units' information)."""
+    values = [float(i % 3 == 0) for i in range(200)] + [0.95, 0.97, 0.9, 0.99]
+    groups = ["depth"] * 200 + ["xy2d"] * 4
+    clusters = [f"i{i % 40}" for i in range(200)] + ["i0", "i1", "i2", "i3"]
+    mean = equal_group_mean(values, groups, clusters).overall
+    kish = kish_units(groups)
+    assert math.isclose(kish, 4 / (1 / 200 + 1 / 4)) and kish_units([""] * 7) == 7.0
+    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+    capped = score_interval(mean, stderr, kish, 40, df=df, continuous=True)
+    by_count = score_interval(mean, stderr, len(values), 40, df=df, continuous=True)
+    interval = mean_interval(mean, values, groups, clusters, continuous=False)
+    assert capped is not None and by_count is not None and interval is not None
+    assert interval[0] <= capped[0] < by_count[0] and interval[1] >= capped[1] > by_count[1]
 
 
 def test_a_score_above_zero_never_narrows_the_interval() -> None:

@@ -10,9 +10,10 @@ what the logs hold). The report's intervals use the small-sample CR2 variance an
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
@@ -282,7 +283,7 @@ def beta_quantile(probability: float, a: float, b: float) -> float:
 def score_interval(
     estimate: float,
     stderr: float,
-    units: int,
+    units: float,
     clusters: int,
     confidence: float = CONFIDENCE,
     df: float | None = None,
@@ -300,8 +301,9 @@ def score_interval(
 
     `continuous`: the values are scores between 0 and 1 (judge scores, centerness), whose variance lies far below
     the binomial p(1 - p) that n_eff is measured against, so n_eff would credit each score with more than a 0/1
-    outcome's information. n_eff is then capped at n (a design effect of at least 1): scores near 1 from a sample
-    that happens to hold none of the rare poor clusters have a small SE that says nothing about that tail.
+    outcome's information. n_eff is then capped at `units` (a design effect of at least 1): scores near 1 from a
+    sample of few clusters that happens to hold none of the rare poor ones have a small SE that says nothing about
+    that tail. The bound is per unit, so it protects less where clusters hold many units (docs/statistics.md).
     """
     if math.isnan(estimate) or math.isnan(stderr) or units < 1 or clusters < MIN_SCORE_CLUSTERS:
         return None
@@ -343,6 +345,15 @@ def skew_corrected_interval(
     return max(0.0, estimate - stderr * inverse(quantile)), min(1.0, estimate - stderr * inverse(-quantile))
 
 
+def kish_units(groups: Sequence[str]) -> float:
+    """Kish's effective n of the equal-weight mean over groups, 1 / sum of squared unit weights (each 1 / (K n_g)):
+    the n whose binomial variance p(1 - p) / n bounds that mean's variance when the units are independent. K^2 over
+    the sum of 1 / n_g; n itself for one group or equal groups."""
+    sizes = Counter(groups)
+    # exact rationals: one group (or equal groups) gives n itself, not n to the last bit
+    return float(len(sizes) ** 2 / sum(Fraction(1, size) for size in sizes.values()))
+
+
 def mean_interval(
     estimate: float,
     values: Sequence[float],
@@ -354,10 +365,10 @@ def mean_interval(
 
     Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. For scores between 0 and 1
     (`continuous`, as the metric declares, or whenever some value lies strictly between them, as epoch means do)
-    the design effect is taken as at least 1, which covers the draws of few clusters that show nothing of a rare
-    tail, and the interval is widened to also hold Hall's skewness-corrected t interval
-    (`skew_corrected_interval`), which covers the skew a tail leaves in the mean of many unequal clusters: each
-    holds where the other falls short (docs/statistics.md). None without units or with fewer than
+    the design effect is taken as at least 1 (n_eff at most `kish_units`), which covers draws of few, small
+    clusters that show nothing of a rare tail, and the interval is widened to also hold Hall's skewness-corrected t
+    interval (`skew_corrected_interval`), which covers the skew a tail leaves in the mean of many unequal clusters:
+    each holds where the other falls short (docs/statistics.md). None without units or with fewer than
     MIN_SCORE_CLUSTERS clusters.
     """
     if not values:
@@ -368,7 +379,7 @@ def mean_interval(
     if count < MIN_SCORE_CLUSTERS:
         return None
     stderr, df = math.sqrt(sum(total * total for total in sums.cr2)), bell_mccaffrey_df(groups, clusters)
-    bounds = score_interval(estimate, stderr, len(values), count, df=df, continuous=continuous)
+    bounds = score_interval(estimate, stderr, kish_units(groups), count, df=df, continuous=continuous)
     if bounds is None or not continuous or stderr <= ZERO_STDERR:
         return bounds
     degrees = count - 1 if math.isnan(df) else min(df, count - 1)

@@ -130,16 +130,18 @@ def interval(
     mean: float, values: list[float], clusters: list[str], groups: list[str] | None, judged: bool
 ) -> tuple[float, float] | None:
     """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1 or the values are judge scores, on an
-    SE of at least the binomial sqrt(p (1 - p) / n) (the report caps n_eff at n instead) and widened to hold Hall's
-    interval; none below MIN_SCORE_CLUSTERS clusters."""
+    SE of at least the binomial sqrt(p (1 - p) / n), n Kish's (the report caps n_eff at n instead), and widened to
+    hold Hall's interval; none below MIN_SCORE_CLUSTERS clusters."""
     labels = groups or [""] * len(values)
     continuous = judged or any(v not in (0.0, 1.0) for v in values)
     if len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
     df = bell_mccaffrey_df(labels, clusters)
     sums, se = cluster_sums(values, clusters, groups), cr2_se(values, clusters, groups)
-    floored = max(se, math.sqrt(mean * (1 - mean) / len(values))) if continuous and 0.0 < mean < 1.0 else se
-    bounds = score_interval(mean, floored, len(values), len(sums), df=df)
+    sizes = [labels.count(label) for label in set(labels)]
+    kish = len(sizes) ** 2 / sum(1 / size for size in sizes)  # 1 / sum of squared weights 1 / (K n_group)
+    floored = max(se, math.sqrt(mean * (1 - mean) / kish)) if continuous and 0.0 < mean < 1.0 else se
+    bounds = score_interval(mean, floored, kish, len(sums), df=df)
     assert bounds is not None
     if not continuous or se <= 1e-12:
         return bounds
