@@ -12,7 +12,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from waiting import wait_for
@@ -54,10 +54,14 @@ PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
 count given here whatever the machine has."""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def _free_ports(count: int) -> list[int]:
+    """`count` distinct free ports: each probe stays bound until all are chosen (one probe at a time could get the
+    same port back twice, and slurmctld then failed with "Address already in use" while slurmd answered sinfo)."""
+    with ExitStack() as probes:
+        sockets = [probes.enter_context(socket.socket()) for _ in range(count)]
+        for probe in sockets:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in sockets]
 
 
 def _which(name: str) -> str | None:
@@ -77,8 +81,9 @@ def slurm_cluster(root: Path, cpus: int = 2) -> Iterator[dict[str, str]]:
     root.chmod(0o755)  # munged wants its socket's directory searchable by all
     user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True).stdout.strip()
     conf = root / "slurm.conf"
+    ctld_port, d_port = _free_ports(2)
     conf.write_text(
-        SLURM_CONF.format(node=NODE, ctld_port=_free_port(), d_port=_free_port(), user=user, root=root, cpus=cpus),
+        SLURM_CONF.format(node=NODE, ctld_port=ctld_port, d_port=d_port, user=user, root=root, cpus=cpus),
         encoding="utf-8",
     )
     env = {**os.environ, "SLURM_CONF": str(conf)}
