@@ -278,9 +278,13 @@ def test_a_score_above_zero_never_narrows_the_interval() -> None:
 
 
 def test_scores_get_an_interval_from_as_few_clusters_as_0_1_values() -> None:
-    """Judge scores get an interval from MIN_SCORE_CLUSTERS frames (before: 9), none below, as 0/1 values."""
+    """A judge metric, as the report declares it, gets an interval from MIN_SCORE_CLUSTERS frames (before: none
+    below 9, `UnitMetric.min_clusters`), none below, as 0/1 values."""
+    from drive_evals.report.benchmarks import judge_score
+    from drive_evals.report.breakdown import level_estimate
+
     scores = [0.9, 0.95, 1.0, 0.7, 0.85, 1.0, 0.8, 0.95, 0.9, 0.6]
     for frames, shown in ((MIN_SCORE_CLUSTERS - 1, False), (MIN_SCORE_CLUSTERS, True)):
-        groups, clusters = [""] * len(scores), [f"f{i % frames}" for i in range(len(scores))]
-        judged = mean_interval(sum(scores) / len(scores), scores, groups, clusters, continuous=True)
+        clusters = [f"f{i % frames}" for i in range(len(scores))]
+        judged = level_estimate(scores, clusters, None, judge_score("reasoning_score")).interval
         assert (judged is not None) is shown, frames
