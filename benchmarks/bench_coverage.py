@@ -52,11 +52,9 @@ from drive_evals.stats import (  # noqa: E402
     bell_mccaffrey_df,
     cr2_stderr,
     equal_group_mean,
-    estimate_skewness,
+    kish_units,
     mean_interval,
-    residual_sums,
     score_interval,
-    skew_corrected_interval,
     t_quantile,
 )
 
@@ -168,6 +166,31 @@ def surds_overall() -> Shape:
     )
 
 
+CENTERNESS = (4.0, 2.0)
+"""Beta parameters of an xy2d centerness where the point falls in the box (mean 2/3), in steps of 0.01."""
+
+
+def surds_overall_centerness() -> Shape:
+    """SURDS `overall` whose first subset (3% in the box, as xy2d) is scored by centerness: the report's betting
+    interval for a mean over subsets that holds scores between 0 and 1."""
+
+    def draw(rng: np.random.Generator, clusters: int) -> Sample:
+        a, _, c, g = overall_draw(rng, clusters, None)
+        xy2d = g == 0
+        a[xy2d] *= np.round(rng.beta(*CENTERNESS, size=int(xy2d.sum())), 2)
+        return Sample(a, None, c, g)
+
+    def truth(rng: np.random.Generator) -> float:
+        effect = rng.standard_normal(TRUTH_DRAWS)
+        means = [float(_logistic(_logit(r) + effect).mean()) for r in SUBSET_RATES]
+        means[0] *= CENTERNESS[0] / sum(CENTERNESS)
+        return float(np.mean(means))
+
+    return Shape(
+        "surds-overall-centerness", "the same, its 3% subset scored by centerness in [0, 1]", False, draw, truth
+    )
+
+
 def judge_shape(
     name: str,
     describes: str,
@@ -271,6 +294,7 @@ SHAPES = (
     binary_shape("surds-rare", "SURDS subset at 3% correct (estimates often 0)", 0.03, 1.0, (1, 4)),
     binary_shape("surds-near-one", "97% correct (estimates often 1)", 0.97, 1.0, (1, 4)),
     surds_overall(),
+    surds_overall_centerness(),
     judge_shape("drivelmm-judge", "DriveLMM-o1 judge score, 3-6 questions a frame, mean 0.7", 0.7, 0.8),
     judge_shape("drivelmm-judge-high", "judge score with mean 0.95", 0.95, 0.8),
     judge_shape("drivelmm-judge-harsh", "judge score near 1 with a heavy tail of poor frames, mean 0.93", 0.97, 1.5),
@@ -298,9 +322,10 @@ POWER_FLOOR = 0.75
 """Below this measured power (0.8 less 2.5 Monte Carlo standard errors at 400 draws) a stated difference at or
 below the truth is an overstatement: bold in the table."""
 KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (report for 0/1 values)"
-HALL_BEFORE = "korn-graubard CR2, t(BM df), widened to hold Hall's skew t for scores; judge scores from 9 (before)"
-BEFORE_JUDGE_CLUSTERS = 9
-REPORT_SCORE = "korn-graubard CR2, t(BM df); for scores a design effect of at least 1, widened to hold Hall's (report)"
+FLOOR_HALL_BEFORE = "korn-graubard CR2, t(BM df); for scores a design effect of at least 1 and Hall's widening (before)"
+REPORT_SCORE = "korn-graubard CR2, t(BM df); for scores the betting interval (report)"
+NO_SKEWNESS = 1e-9
+"""A skewness this small leaves Hall's transformation the identity (its inverse divides by the skewness)."""
 REPORT_PAIRED = "score test inverted, sign-flip at 0 (report)"
 
 
@@ -351,7 +376,7 @@ def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> d
     # the interval the report widens runs on every draw too: the two rows then compare on the same draws
     report = {
         KORN_GRAUBARD: score_interval(estimate, cr2, len(values), g, df=df),
-        HALL_BEFORE: _before(sample, shape, estimate, cr2, df),
+        FLOOR_HALL_BEFORE: _floor_and_hall(sample, shape, estimate, cr2, df),
         REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters, shape.continuous),
     }
     if report_only:
@@ -365,19 +390,50 @@ def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> d
     }
 
 
-def _before(sample: Sample, shape: Shape, estimate: float, cr2: float, df: float) -> tuple[float, float] | None:
-    """What the report printed for scores between 0 and 1 before: Korn-Graubard's interval without the design-effect
-    floor, widened to also hold Hall's interval, none for judge scores below BEFORE_JUDGE_CLUSTERS frames."""
+def _floor_and_hall(sample: Sample, shape: Shape, estimate: float, cr2: float, df: float) -> tuple[float, float] | None:
+    """What the report printed for scores between 0 and 1 before the betting interval: Korn-Graubard's interval with
+    a design effect of at least 1 (the SE floored at the binomial one of Kish's n), widened to also hold Hall's
+    (1992) skewness-corrected t interval."""
     values, groups, clusters = sample.a.tolist(), sample.groups.tolist(), sample.clusters.tolist()
     g = len(set(clusters))
-    if shape.continuous and g < BEFORE_JUDGE_CLUSTERS:
-        return None
-    bounds = score_interval(estimate, cr2, len(values), g, df=df)
-    if bounds is None or cr2 <= ZERO_STDERR or not (shape.continuous or any(v not in (0.0, 1.0) for v in values)):
+    continuous = shape.continuous or any(v not in (0.0, 1.0) for v in values)
+    if not continuous:
+        return score_interval(estimate, cr2, kish_units(groups), g, df=df)
+    units, p = kish_units(groups), min(1.0, max(0.0, estimate))
+    floored = max(cr2, math.sqrt(p * (1 - p) / units))
+    bounds = score_interval(estimate, floored, units, g, df=df)
+    if bounds is None or cr2 <= ZERO_STDERR:
         return bounds
-    skewness = estimate_skewness(residual_sums(values, groups, clusters).plain)
-    low, high = skew_corrected_interval(estimate, cr2, skewness, g - 1 if math.isnan(df) else min(df, g - 1))
+    degrees = g - 1 if math.isnan(df) else min(df, g - 1)
+    low, high = _hall_interval(estimate, cr2, _skewness(sample), degrees)
     return min(bounds[0], low), max(bounds[1], high)
+
+
+def _skewness(sample: Sample) -> float:
+    """The estimate's skewness from the cubes of its clusters' residual sums, with the small-sample factor
+    sqrt(G (G - 1)) / (G - 2) of G equal clusters; 0 below 3 clusters."""
+    weights = 1.0 / (np.unique(sample.groups).size * np.bincount(sample.groups)[sample.groups])
+    means = np.bincount(sample.groups, weights=sample.a) / np.bincount(sample.groups)
+    sums = np.bincount(sample.clusters, weights=weights * (sample.a - means[sample.groups]))
+    sums = sums[np.bincount(sample.clusters) > 0]
+    count, variance = sums.size, float((sums**2).sum())
+    if count < 3 or variance <= ZERO_STDERR * ZERO_STDERR:
+        return 0.0
+    return float((sums**3).sum()) / variance**1.5 * math.sqrt(count * (count - 1)) / (count - 2)
+
+
+def _hall_interval(estimate: float, stderr: float, skewness: float, df: float) -> tuple[float, float]:
+    """Hall's skewness-corrected t interval, clipped to [0, 1]: g(T) = T + λ/6 + λT^2/3 + λ^2 T^3/27 is closer to
+    Student's t than T = (estimate - truth) / SE, and g is increasing, so the bounds invert it in closed form."""
+    quantile = t_quantile(1 - (1 - CONFIDENCE) / 2, df)
+
+    def inverse(x: float) -> float:
+        if abs(skewness) <= NO_SKEWNESS:
+            return x
+        inner = 1.0 + skewness * (x - skewness / 6.0)
+        return 3.0 / skewness * (math.copysign(abs(inner) ** (1 / 3), inner) - 1.0)
+
+    return max(0.0, estimate - stderr * inverse(quantile)), min(1.0, estimate - stderr * inverse(-quantile))
 
 
 def _wilson_t(p: float, se: float, n: int, g: int) -> tuple[float, float] | None:
@@ -534,7 +590,7 @@ def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[
         "|---|---|" + "---|" * len(counts),
     ]
     for shape in SHAPES:
-        for method in (KORN_GRAUBARD, HALL_BEFORE, REPORT_SCORE):
+        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, REPORT_SCORE):
             if not shape.paired and all((shape.name, g) in results for g in counts):
                 cells = [results[(shape.name, g)][method].tails() for g in counts]
                 lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")

@@ -9,19 +9,18 @@ from collections.abc import Hashable
 import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
+from drive_evals.betting import betting_interval
 from drive_evals.stats import (
+    CONFIDENCE,
     MIN_SCORE_CLUSTERS,
     bell_mccaffrey_df,
     beta_quantile,
     clustered_stderr,
     cr2_stderr,
     equal_group_mean,
-    estimate_skewness,
     kish_units,
     mean_interval,
-    residual_sums,
     score_interval,
-    skew_corrected_interval,
     t_quantile,
 )
 
@@ -156,52 +155,10 @@ def test_bell_mccaffrey_df_keys_clusters_as_the_variance_does() -> None:
     assert math.isclose(bell_mccaffrey_df([""] * 8, clusters), 3.0, rel_tol=1e-9)
 
 
-def test_skewness_of_a_plain_mean_is_the_adjusted_sample_skewness_over_root_n() -> None:
-    """One unit a cluster: the estimate's skewness is G1 / sqrt(n), G1 the adjusted Fisher-Pearson coefficient."""
-    values = [0.99, 0.97, 1.0, 0.95, 0.4, 0.98, 0.93, 0.99, 0.7]
-    n = len(values)
-    deviations = np.array(values) - np.mean(values)
-    g1 = np.mean(deviations**3) / np.mean(deviations**2) ** 1.5
-    adjusted = g1 * math.sqrt(n * (n - 1)) / (n - 2)
-    sums = residual_sums(values, [""] * n, [f"c{i}" for i in range(n)])
-    assert math.isclose(estimate_skewness(sums.plain), adjusted / math.sqrt(n), rel_tol=1e-12)
-    assert estimate_skewness([0.1, -0.1]) == 0.0  # two clusters: no third moment to estimate
-    assert estimate_skewness([0.0, 0.0, 0.0]) == 0.0
-
-
-def test_skewness_keeps_its_sign_when_one_cluster_holds_most_units() -> None:
-    """Scores near 1 with one poor unit in a small cluster are skewed to the left. Cubing CR2-scaled sums, the big
-    cluster's residual, scaled by (1 - 40/42)^(-1/2) = 4.6, made the estimate +2.05 (reviewed on 3 clusters)."""
-    values = [0.95] * 40 + [0.96, 0.3] + [0.97]
-    clusters = ["big"] * 40 + ["small", "small", "one"]
-    sums = residual_sums(values, [""] * len(values), clusters)
-    scaled_ratio = sum(t**3 for t in sums.cr2) / sum(t * t for t in sums.cr2) ** 1.5
-    assert scaled_ratio > 0  # what the CR2-scaled cubes said
-    skewness = estimate_skewness(sums.plain)
-    assert -math.sqrt(6) <= skewness < 0
-
-
-def test_hall_interval_inverts_his_transformation() -> None:
-    """At each bound, g((estimate - bound) / SE) is the t quantile; no skewness gives the plain t interval."""
-    q = t_quantile(0.975, 8)
-    assert skew_corrected_interval(0.5, 0.1, 0.0, 8) == (0.5 - 0.1 * q, 0.5 + 0.1 * q)
-    skew = -0.6
-    low, high = skew_corrected_interval(0.8, 0.05, skew, 8)
-
-    def g(t: float) -> float:
-        return t + skew / 6 + skew * t * t / 3 + skew * skew * t**3 / 27
-
-    assert math.isclose(g((0.8 - low) / 0.05), q, rel_tol=1e-12)
-    assert math.isclose(g((0.8 - high) / 0.05), -q, rel_tol=1e-12)
-    assert 0.8 - low > high - 0.8  # a left-skewed estimate: the interval reaches further down
-    assert skew_corrected_interval(0.98, 0.05, skew, 8)[1] == 1.0  # clipped to [0, 1]
-
-
-def test_scores_between_0_and_1_take_a_design_effect_of_at_least_1() -> None:
+def test_scores_take_the_betting_interval_and_0_1_values_korn_graubards() -> None:
     """Nine frames of judge scores near 1 without a poor frame: the SE is tiny and Korn-Graubard's n_eff =
     p(1 - p) / SE^2 is 2,565 for 25 scores, an interval of [0.974, 0.987] that says nothing of the poor frames such a
-    draw can miss. The report's takes n_eff as at most n, as if the SE were at least the binomial sqrt(p(1 - p) / n)
-    (Hall's interval, which it also holds, is inside it here). Binary values keep Korn-Graubard's interval exactly."""
+    draw can miss. Scores get the betting interval; 0/1 values keep Korn-Graubard's exactly."""
     frames = [[0.98, 0.99, 0.97], [0.99, 1.0, 0.98], [0.97, 0.99], [1.0, 0.98, 0.99], [0.97, 0.96, 0.99],
               [0.99, 0.97, 0.98], [0.96, 0.99], [0.98, 1.0, 0.99], [0.97, 0.98, 0.96]]  # fmt: skip
     values = [v for frame in frames for v in frame]
@@ -210,60 +167,36 @@ def test_scores_between_0_and_1_take_a_design_effect_of_at_least_1() -> None:
     mean = sum(values) / len(values)
     stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
     plain = score_interval(mean, stderr, len(values), len(frames), df=df)
-    binomial = math.sqrt(mean * (1 - mean) / len(values))
-    floored = score_interval(mean, binomial, len(values), len(frames), df=df)
-    assert plain is not None and floored is not None and stderr < binomial
-    sums = residual_sums(values, groups, clusters)
-    hall = skew_corrected_interval(mean, stderr, estimate_skewness(sums.plain), min(df, len(frames) - 1))
-    union = (min(floored[0], hall[0]), max(floored[1], hall[1]))
-    assert mean_interval(mean, values, groups, clusters, continuous=True) == union == floored
-    assert floored[0] < 0.8 < 0.97 < plain[0]
+    betting = betting_interval(values, groups, clusters, CONFIDENCE)
+    assert plain is not None and mean_interval(mean, values, groups, clusters, continuous=True) == betting
+    assert betting[0] < 0.8 < 0.97 < plain[0]
     # a value strictly between 0 and 1 makes a metric declared binary continuous: never the narrower method
-    assert mean_interval(mean, values, groups, clusters, continuous=False) == floored
+    assert mean_interval(mean, values, groups, clusters, continuous=False) == betting
     binary = [float(v > 0.975) for v in values]
     binary_mean = sum(binary) / len(binary)
     expected = score_interval(binary_mean, cr2_stderr(binary, groups, clusters), len(binary), len(frames), df=df)
     assert expected is not None
     assert mean_interval(binary_mean, binary, groups, clusters, continuous=False) == expected
-    # declared continuous, the same 0/1 values: never narrower than Korn-Graubard's
-    declared = mean_interval(binary_mean, binary, groups, clusters, continuous=True)
-    assert declared is not None and declared[0] <= expected[0] and declared[1] >= expected[1]
+    # declared continuous, the same 0/1 values: the betting interval too
+    assert mean_interval(binary_mean, binary, groups, clusters, continuous=True) == betting_interval(
+        binary, groups, clusters, CONFIDENCE
+    )
     assert mean_interval(math.nan, [], [], [], continuous=True) is None
 
 
-def test_scores_hold_hall_where_one_large_poor_cluster_skews_the_mean() -> None:
-    """29 frames near 1 and one poor frame holding 12 of 69 questions: the design effect is above 1, so the floor
-    does not bind, and the mean is skewed far to the left. Hall's lower bound (0.29) lies far below Korn-Graubard's
-    (0.55), and the report's interval holds both."""
-    frames = [[0.97, 0.95, 0.99][: 1 + i % 3] for i in range(29)] + [[0.4] * 12]
-    values = [v for frame in frames for v in frame]
-    clusters = [f"f{i}" for i, frame in enumerate(frames) for _ in frame]
-    groups = [""] * len(values)
-    mean = sum(values) / len(values)
-    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
-    korn = score_interval(mean, stderr, len(values), len(frames), df=df, continuous=True)
-    assert korn == score_interval(mean, stderr, len(values), len(frames), df=df)  # n_eff 13.8 of 69: no cap
-    hall = skew_corrected_interval(mean, stderr, estimate_skewness(residual_sums(values, groups, clusters).plain), df)
-    assert korn is not None and hall[0] < 0.3 < 0.5 < korn[0]
-    assert mean_interval(mean, values, groups, clusters, continuous=True) == (hall[0], max(korn[1], hall[1]))
-
-
-def test_a_mean_over_unequal_groups_is_capped_at_kish_n() -> None:
-    """SURDS `overall` is the equal mean of its subsets: 200 units of one beside 4 centerness scores of another
-    weigh 1/400 and 1/8 each, so its variance is bounded by the binomial one of Kish's n = 1 / sum w^2 = 15.7 units,
-    not of 204 (whose floor let the interval credit the 4 scores with 200 units' information)."""
-    values = [float(i % 3 == 0) for i in range(200)] + [0.95, 0.97, 0.9, 0.99]
+def test_all_at_zero_over_unequal_groups_takes_kish_n() -> None:
+    """SURDS `overall` is the equal mean of its subsets: with every unit at 0 (SE 0) Korn-Graubard's interval takes
+    the design effect as 1, and 200 units of one subset beside 4 of another weigh 1/400 and 1/8 each, the
+    information of Kish's n = 1 / sum w^2 = 15.7 units, not of 204."""
     groups = ["depth"] * 200 + ["xy2d"] * 4
     clusters = [f"i{i % 40}" for i in range(200)] + ["i0", "i1", "i2", "i3"]
-    mean = equal_group_mean(values, groups, clusters).overall
     kish = kish_units(groups)
     assert math.isclose(kish, 4 / (1 / 200 + 1 / 4)) and kish_units([""] * 7) == 7.0
-    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
-    capped = score_interval(mean, stderr, kish, 40, df=df, continuous=True)
-    by_count = score_interval(mean, stderr, len(values), 40, df=df, continuous=True)
-    interval = mean_interval(mean, values, groups, clusters, continuous=False)
-    assert capped is not None and by_count is not None and interval is not None
-    assert interval[0] <= capped[0] < by_count[0] and interval[1] >= capped[1] > by_count[1]
+    df = bell_mccaffrey_df(groups, clusters)
+    interval = mean_interval(0.0, [0.0] * 204, groups, clusters, continuous=False)
+    by_count = score_interval(0.0, 0.0, 204, 40, df=df)
+    assert interval == score_interval(0.0, 0.0, kish, 40, df=df)
+    assert interval is not None and by_count is not None and interval[1] > 2 * by_count[1]
 
 
 def test_a_score_above_zero_never_narrows_the_interval() -> None:

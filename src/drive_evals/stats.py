@@ -18,6 +18,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from drive_evals.betting import betting_interval
+
 
 @dataclass(frozen=True)
 class GroupedEstimate:
@@ -71,25 +73,18 @@ def cr2_stderr(values: Sequence[float], groups: Sequence[str], clusters: Sequenc
     """
     if not values:
         return math.nan
-    return math.sqrt(sum(total * total for total in residual_sums(values, groups, clusters).cr2))
+    return math.sqrt(sum(total * total for total in cr2_residual_sums(values, groups, clusters).values()))
 
 
-@dataclass(frozen=True)
-class ResidualSums:
-    """Each cluster's weighted residual sum, whose total is the estimate's deviation: as is, and CR2-scaled."""
-
-    plain: list[float]
-    cr2: list[float]
-
-
-def residual_sums(values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]) -> ResidualSums:
-    """The clusters' residual sums of the equal-weight mean over groups (`cr2_stderr` says how CR2 scales them)."""
+def cr2_residual_sums(
+    values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]
+) -> dict[Hashable, float]:
+    """Each cluster's CR2-scaled residual sum of the equal-weight mean over groups (`cr2_stderr` says how)."""
     if not (len(values) == len(groups) == len(clusters)):
         raise ValueError("values, groups and clusters must have the same length")
     by_group: dict[str, list[int]] = defaultdict(list)
     for index, group in enumerate(groups):
         by_group[group].append(index)
-    plain: dict[Hashable, float] = defaultdict(float)
     scaled: dict[Hashable, float] = defaultdict(float)
     for members in by_group.values():
         mean = sum(values[i] for i in members) / len(members)
@@ -101,25 +96,8 @@ def residual_sums(values: Sequence[float], groups: Sequence[str], clusters: Sequ
         weight = 1.0 / (len(by_group) * len(members))
         for cluster, residual in residuals.items():
             share = 1.0 - sizes[cluster] / len(members)
-            plain[cluster] += weight * residual
             scaled[cluster] += 0.0 if share <= 0.0 else weight * residual / math.sqrt(share)
-    return ResidualSums(list(plain.values()), [scaled[cluster] for cluster in plain])
-
-
-def estimate_skewness(sums: Sequence[float]) -> float:
-    """The estimate's skewness (third cumulant over SE^3) from its clusters' plain residual sums; 0 where they are.
-
-    For G equal clusters the sums' cubes and squares have expectations (G - 1)(G - 2) / G^2 and (G - 1) / G times
-    the estimate's third cumulant and variance, hence the factor sqrt(G (G - 1)) / (G - 2) on their ratio (which
-    is at most 1 in size). Unscaled sums, not CR2's: cubing CR2's (1 - h)^(-1/2) lets a cluster holding most units
-    swamp the estimate and turn its sign.
-    """
-    count = len(sums)
-    variance = sum(total * total for total in sums)
-    if count < 3 or variance <= ZERO_STDERR * ZERO_STDERR:
-        return 0.0
-    cubes = sum(total**3 for total in sums)
-    return cubes / variance**1.5 * math.sqrt(count * (count - 1)) / (count - 2)
+    return scaled
 
 
 def bell_mccaffrey_df(groups: Sequence[str], clusters: Sequence[Hashable]) -> float:
@@ -180,8 +158,6 @@ _BETA_EPSILON = 3e-16
 _QUANTILE_STEPS = 200
 _NEWTON_TOLERANCE = 1e-15
 """Relative step at which Newton's iterate has converged (a few units in the last place)."""
-_NO_SKEWNESS = 1e-9
-"""A skewness this small leaves Hall's transformation the identity (its inverse divides by the skewness)."""
 _MAX_LOG_DENSITY = 700.0
 """Caps a density near a pole (a or b below 1) below float overflow: the Newton step is then tiny, not infinite."""
 
@@ -287,7 +263,6 @@ def score_interval(
     clusters: int,
     confidence: float = CONFIDENCE,
     df: float | None = None,
-    continuous: bool = False,
 ) -> tuple[float, float] | None:
     """Korn and Graubard's (1998) interval for a mean of values in [0, 1]: Clopper-Pearson on an effective n.
 
@@ -298,12 +273,6 @@ def score_interval(
     it stays in [0, 1], is asymmetric near the ends, and has a width
     at 0 (0/16 with t on 4 df: [0, 0.37]). None with fewer than MIN_SCORE_CLUSTERS clusters. Pass the CR2 SE
     (`cr2_stderr`); the coverage this reaches is measured in docs/statistics.md.
-
-    `continuous`: the values are scores between 0 and 1 (judge scores, centerness), whose variance lies far below
-    the binomial p(1 - p) that n_eff is measured against, so n_eff would credit each score with more than a 0/1
-    outcome's information. n_eff is then capped at `units` (a design effect of at least 1): scores near 1 from a
-    sample of few clusters that happens to hold none of the rare poor ones have a small SE that says nothing about
-    that tail. The bound is per unit, so it protects less where clusters hold many units (docs/statistics.md).
     """
     if math.isnan(estimate) or math.isnan(stderr) or units < 1 or clusters < MIN_SCORE_CLUSTERS:
         return None
@@ -312,8 +281,6 @@ def score_interval(
     # an SE of rounding noise (every value equal) is an SE of 0, whichever order the sums ran in
     exact_zero = stderr <= ZERO_STDERR or p * (1 - p) <= 0.0
     effective = units if exact_zero else p * (1 - p) / variance
-    if continuous:
-        effective = min(effective, units)
     tail = (1 - confidence) / 2
     degrees = clusters - 1 if df is None or math.isnan(df) else min(df, clusters - 1)
     shrink = (NormalDist().inv_cdf(1 - tail) / t_quantile(1 - tail, degrees)) ** 2
@@ -322,27 +289,6 @@ def score_interval(
     low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)
     high = 1.0 if successes >= effective else beta_quantile(1 - tail, successes + 1, effective - successes)
     return low, high
-
-
-def skew_corrected_interval(
-    estimate: float, stderr: float, skewness: float, df: float, confidence: float = CONFIDENCE
-) -> tuple[float, float]:
-    """Hall's (1992) skewness-corrected t interval, clipped to [0, 1].
-
-    With T = (estimate - truth) / SE and λ the estimate's skewness, g(T) = T + λ/6 + λT^2/3 + λ^2 T^3/27 is closer
-    to Student's t than T is (Hall, "On the removal of skewness by transformation", JRSS B 54(1)), and g is
-    increasing, so the bounds are estimate - SE g^-1(±q) in closed form. Where λ < 0 (means near 1, a few poor
-    clusters pulling them down) the interval reaches further down than up, as the estimate's own distribution does.
-    """
-    quantile = t_quantile(1 - (1 - confidence) / 2, df)
-
-    def inverse(x: float) -> float:
-        if abs(skewness) <= _NO_SKEWNESS:
-            return x
-        inner = 1.0 + skewness * (x - skewness / 6.0)
-        return 3.0 / skewness * (math.copysign(abs(inner) ** (1 / 3), inner) - 1.0)
-
-    return max(0.0, estimate - stderr * inverse(quantile)), min(1.0, estimate - stderr * inverse(-quantile))
 
 
 def kish_units(groups: Sequence[str]) -> float:
@@ -363,25 +309,16 @@ def mean_interval(
 ) -> tuple[float, float] | None:
     """The report's 95% interval for `estimate`, the equal-weight mean over groups of `values` in [0, 1].
 
-    Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. For scores between 0 and 1
-    (`continuous`, as the metric declares, or whenever some value lies strictly between them, as epoch means do)
-    the design effect is taken as at least 1 (n_eff at most `kish_units`), which covers draws of few, small
-    clusters that show nothing of a rare tail, and the interval is widened to also hold Hall's skewness-corrected t
-    interval (`skew_corrected_interval`), which covers the skew a tail leaves in the mean of many unequal clusters:
-    each holds where the other falls short (docs/statistics.md). None without units or with fewer than
-    MIN_SCORE_CLUSTERS clusters.
+    For 0/1 values, Korn and Graubard's interval (`score_interval`) on the CR2 SE with Bell-McCaffrey df. For scores
+    between 0 and 1 (`continuous`, as the metric declares, or whenever some value lies strictly between them, as
+    epoch means do), the betting interval (`betting.betting_interval`), which holds whatever the scores'
+    distribution: a run of few frames that shows nothing of a rare tail of poor ones has a small SE that says
+    nothing about that tail (docs/statistics.md). None without units or with fewer than MIN_SCORE_CLUSTERS
+    clusters.
     """
-    if not values:
+    if not values or len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
-    continuous = continuous or any(value not in (0.0, 1.0) for value in values)
-    sums = residual_sums(values, groups, clusters)
-    count = len(sums.plain)
-    if count < MIN_SCORE_CLUSTERS:
-        return None
-    stderr, df = math.sqrt(sum(total * total for total in sums.cr2)), bell_mccaffrey_df(groups, clusters)
-    bounds = score_interval(estimate, stderr, kish_units(groups), count, df=df, continuous=continuous)
-    if bounds is None or not continuous or stderr <= ZERO_STDERR:
-        return bounds
-    degrees = count - 1 if math.isnan(df) else min(df, count - 1)
-    low, high = skew_corrected_interval(estimate, stderr, estimate_skewness(sums.plain), degrees)
-    return min(bounds[0], low), max(bounds[1], high)
+    if continuous or any(value not in (0.0, 1.0) for value in values):
+        return betting_interval(values, groups, clusters, CONFIDENCE)
+    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+    return score_interval(estimate, stderr, kish_units(groups), len(set(clusters)), df=df)

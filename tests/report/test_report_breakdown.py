@@ -20,7 +20,8 @@ from inspect_ai.log import EvalLog, write_eval_log
 from drive_evals.data import demo_dir
 from drive_evals.report import write_report
 from drive_evals.report.paired import paired_difference
-from report.test_report_tables import interval, read_csv
+from drive_evals.surds.units import CENTERNESS_SUBSET
+from report.test_report_tables import BOUND_TOLERANCE, interval, read_csv
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -113,7 +114,7 @@ def samples(log: EvalLog, scorer: str) -> list[Sample]:
 
 
 def estimate(
-    values: list[float], clusters: list[str], groups: list[str] | None, judged: bool = False
+    values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool = False
 ) -> dict[str, Any]:
     if groups is None:
         mean = sum(values) / len(values)
@@ -121,7 +122,7 @@ def estimate(
         means = [sum(v for v, g in zip(values, groups, strict=True) if g == k) / groups.count(k) for k in set(groups)]
         mean = sum(means) / len(means)
     units, count = len(values), len(set(clusters))
-    low, high = interval(mean, values, clusters, groups, judged) or (math.nan, math.nan)
+    low, high = interval(mean, values, clusters, groups, continuous) or (math.nan, math.nan)
     return {"estimate": mean, "ci_low": low, "ci_high": high, "units": units, "clusters": count,
             "reliable": units >= MIN_UNITS and count >= MIN_CLUSTERS}  # fmt: skip
 
@@ -142,7 +143,9 @@ def expected_surds(
             rows[(dimension, level, "overall")] = estimate(values, images, subsets)
             for subset in set(subsets):
                 picked = [(v["score"], m["image"]) for v, m in chosen if m["subset"] == subset]
-                rows[(dimension, level, subset)] = estimate([p[0] for p in picked], [p[1] for p in picked], None)
+                rows[(dimension, level, subset)] = estimate(
+                    [p[0] for p in picked], [p[1] for p in picked], None, continuous=subset == CENTERNESS_SUBSET
+                )
     for level in outcomes:
         shares = [(1.0 if outcome == level else 0.0, m) for _, m, _, outcome in levelled]
         rows[("outcome", level, "share")] = estimate([s for s, _ in shares], [m["image"] for _, m in shares], None)
@@ -165,7 +168,7 @@ def expected_o1(
             scored = [(v["reasoning_score"], m["frame"]) for v, m in chosen if not math.isnan(v["reasoning_score"])]
             if scored:
                 rows[(dimension, level, "reasoning_score")] = estimate(
-                    [s[0] for s in scored], [s[1] for s in scored], None, judged=True
+                    [s[0] for s in scored], [s[1] for s in scored], None, continuous=True
                 )
             mcq = [(v["mcq_correct"], m["frame"]) for v, m in chosen if v["mcq_counted"] == 1.0]
             if mcq:
@@ -186,7 +189,7 @@ def check_rows(csv_rows: list[dict[str, str]], expected: dict[str, dict[tuple[st
     for key, row in found.items():
         want = wanted[key]
         for column in ("estimate", "ci_low", "ci_high"):
-            assert float(row[column]) == pytest.approx(want[column], abs=1e-9, nan_ok=True), (key, column)
+            assert float(row[column]) == pytest.approx(want[column], abs=BOUND_TOLERANCE, nan_ok=True), (key, column)
         assert (int(row["units"]), int(row["clusters"])) == (want["units"], want["clusters"]), key
         assert row["reliable"] == str(want["reliable"]), key
 

@@ -16,15 +16,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from betting_reference import reference_bounds
 from inspect_ai.log import EvalLog
 
+from drive_evals.betting import COARSE_STEPS, FINE_STEPS
 from drive_evals.report.paired import paired_difference
-from drive_evals.stats import (
-    MIN_SCORE_CLUSTERS,
-    bell_mccaffrey_df,
-    score_interval,
-    t_quantile,
-)
+from drive_evals.stats import MIN_SCORE_CLUSTERS, bell_mccaffrey_df, score_interval
+from drive_evals.surds.units import CENTERNESS_SUBSET
+
+BOUND_TOLERANCE = 1.0 / (COARSE_STEPS * FINE_STEPS)
+"""The betting interval's bounds are rounded outward to its fine grid; Korn-Graubard's are exact."""
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
 
@@ -85,9 +86,9 @@ def cluster_se(values: list[float], clusters: list[str], groups: list[str] | Non
     return 0.0 if g < 2 else math.sqrt(sum(t * t for t in totals.values()) * g / (g - 1))
 
 
-def cluster_sums(values: list[float], clusters: list[str], groups: list[str] | None = None) -> list[list[float]]:
-    """Per cluster: the contrast-weighted residual sum as is, and CR2's (matrix form: (I - H_cc)^(-1/2) on the
-    cluster's residuals, H the projection on the group dummies)."""
+def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = None) -> float:
+    """CR2 in matrix form: per cluster (I - H_cc)^(-1/2) on its residuals, weighted by the contrast, H the
+    projection on the group dummies."""
     labels = groups or [""] * len(values)
     names, cluster_names = sorted(set(labels)), sorted(set(clusters))
     x = np.array([[float(g == n) for n in names] for g in labels])
@@ -101,52 +102,28 @@ def cluster_sums(values: list[float], clusters: list[str], groups: list[str] | N
         block = np.eye(len(rows)) - hat[np.ix_(rows, rows)]
         eigenvalues, vectors = np.linalg.eigh(block)
         inverse_root = vectors @ np.diag([1 / math.sqrt(e) if e > 1e-12 else 0.0 for e in eigenvalues]) @ vectors.T
-        sums.append([float(contrast[rows] @ residuals[rows]), float(contrast[rows] @ inverse_root @ residuals[rows])])
-    return sums
-
-
-def cr2_se(values: list[float], clusters: list[str], groups: list[str] | None = None) -> float:
-    return math.sqrt(sum(cr2 * cr2 for _, cr2 in cluster_sums(values, clusters, groups)))
-
-
-def hall_bounds(mean: float, se: float, plain: list[float], df: float) -> tuple[float, float]:
-    """Hall's skewness-corrected t interval, by bisection on his transformation g (not its closed-form inverse)."""
-    g = len(plain)
-    skew = sum(t**3 for t in plain) / sum(t * t for t in plain) ** 1.5 * math.sqrt(g * (g - 1)) / (g - 2)
-    q = t_quantile(0.975, df)
-
-    def solve(target: float) -> float:
-        low, high = -1e3, 1e3
-        for _ in range(200):
-            mid = (low + high) / 2
-            value = mid + skew / 6 + skew * mid**2 / 3 + skew**2 * mid**3 / 27
-            low, high = (mid, high) if value < target else (low, mid)
-        return (low + high) / 2
-
-    return max(0.0, mean - se * solve(q)), min(1.0, mean - se * solve(-q))
+        sums.append(float(contrast[rows] @ inverse_root @ residuals[rows]))
+    return math.sqrt(sum(total * total for total in sums))
 
 
 def interval(
-    mean: float, values: list[float], clusters: list[str], groups: list[str] | None, judged: bool
+    mean: float, values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool
 ) -> tuple[float, float] | None:
-    """Korn-Graubard on the CR2 SE; where a value lies strictly between 0 and 1 or the values are judge scores, on an
-    SE of at least the binomial sqrt(p (1 - p) / n), n Kish's (the report caps n_eff at n instead), and widened to
-    hold Hall's interval; none below MIN_SCORE_CLUSTERS clusters."""
+    """Korn-Graubard on the CR2 SE (n Kish's where the SE is 0); where a value lies strictly between 0 and 1 or the
+    metric declares scores (judge scores, xy2d centerness), the betting interval, found by bisection on the paper's
+    capital (the report's bounds lie on a grid, within BOUND_TOLERANCE); none below MIN_SCORE_CLUSTERS clusters."""
     labels = groups or [""] * len(values)
-    continuous = judged or any(v not in (0.0, 1.0) for v in values)
     if len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
-    df = bell_mccaffrey_df(labels, clusters)
-    sums, se = cluster_sums(values, clusters, groups), cr2_se(values, clusters, groups)
+    if continuous or any(v not in (0.0, 1.0) for v in values):
+        return reference_bounds(values, labels, list(clusters))
     sizes = [labels.count(label) for label in set(labels)]
     kish = len(sizes) ** 2 / sum(1 / size for size in sizes)  # 1 / sum of squared weights 1 / (K n_group)
-    floored = max(se, math.sqrt(mean * (1 - mean) / kish)) if continuous and 0.0 < mean < 1.0 else se
-    bounds = score_interval(mean, floored, kish, len(sums), df=df)
+    bounds = score_interval(
+        mean, cr2_se(values, clusters, groups), kish, len(set(clusters)), df=bell_mccaffrey_df(labels, clusters)
+    )
     assert bounds is not None
-    if not continuous or se <= 1e-12:
-        return bounds
-    low, high = hall_bounds(mean, se, [plain for plain, _ in sums], min(df, len(sums) - 1))
-    return min(bounds[0], low), max(bounds[1], high)
+    return bounds
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -200,7 +177,7 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
             images = [meta["image"] for _, meta in units if meta["subset"] == subset]
             mean, se = sum(values) / len(values), cluster_se(values, images)
             subset_means[subset] = mean
-            bounds = interval(mean, values, images, None, judged=False)
+            bounds = interval(mean, values, images, None, continuous=subset == CENTERNESS_SUBSET)
             check_csv(row, subset, mean, se, bounds, len(values), from_samples=False)
             check_cell(md[subset], mean, bounds, from_samples=False)
             valid = [v["valid"] for v, meta in units if meta["subset"] == subset]
@@ -210,7 +187,8 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
         values, images = [v["score"] for v, _ in units], [m["image"] for _, m in units]
         subsets = [m["subset"] for _, m in units]
         overall_se = cluster_se(values, images, subsets)
-        bounds = interval(overall, values, images, subsets, judged=False)
+        bounds = interval(overall, values, images, subsets, continuous=False)
+
         check_csv(row, "overall", overall, overall_se, bounds, len(units), from_samples=False)
         check_cell(md["overall"], overall, bounds, from_samples=False)
         assert int(row["units"]) == len(units) == int(md["units"])
@@ -231,8 +209,8 @@ def check_csv(
     low, high = bounds or (math.nan, math.nan)
     assert float(row[metric]) == pytest.approx(mean, abs=1e-9), metric
     assert float(row[f"{metric}_stderr"]) == pytest.approx(se, abs=1e-9), metric
-    assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=1e-9, nan_ok=True), metric
-    assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=1e-9, nan_ok=True), metric
+    assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=BOUND_TOLERANCE, nan_ok=True), metric
+    assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=BOUND_TOLERANCE, nan_ok=True), metric
     assert int(row[f"{metric}_n"]) == n, metric
     assert row[f"{metric}_stderr_from_samples"] == str(from_samples), metric
 
@@ -256,7 +234,7 @@ def test_drivelmm_o1_tables_match_the_samples(report_run: Any, logs: dict[str, E
         ]:
             values, clusters = present(units, frames, key, where)
             mean, se = sum(values) / len(values), cluster_se(values, clusters)
-            bounds = interval(mean, values, clusters, None, judged=metric != "mcq_accuracy")
+            bounds = interval(mean, values, clusters, None, continuous=metric != "mcq_accuracy")
             check_csv(row, metric, mean, se, bounds, len(values), from_samples=not logged_se)
             cells = headline if metric in {"reasoning_score", "judge_overall", "mcq_accuracy"} else criteria
             column = metric if cells is headline else next(h for h in cells[row["model"]] if _label_of(h) == metric)

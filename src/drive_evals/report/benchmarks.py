@@ -53,9 +53,9 @@ class UnitMetric:
     """The task logs this metric's standard error (SURDS logs only `overall_stderr`; the report computes the
     subsets' from the units, and does not flag them as missing from the log)."""
     continuous: bool = False
-    """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval takes
-    the design effect as at least 1 and is widened for skew (`stats.mean_interval`; so is a mean over subsets whose
-    values hold such scores)."""
+    """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is the
+    betting interval, which holds whatever their distribution (`stats.mean_interval`; so is a mean over subsets
+    whose values hold such scores)."""
 
 
 def judge_score(name: str) -> UnitMetric:
