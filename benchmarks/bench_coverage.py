@@ -3,14 +3,13 @@
 Each shape draws clusters (SURDS images, DriveLMM-o1 frames) with a difficulty of their own, so the units of a
 cluster are correlated as in the real data; the true value is the population mean, computed once from a large
 draw. A method covers when its interval contains the true value. Methods: the report's current ones (Korn-Graubard
-bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom; for scores
-between 0 and 1 with the design effect taken as at least 1 and widened to hold Hall's skewness-corrected t interval;
-for paired differences the inverted clustered score test, with the sign-flip test joining it at 0) beside the
-alternatives considered and what the report printed before (estimate +/- 1.96 clustered SE; for scores, no design
-effect floor and none for judge scores below 9 frames; a percentile cluster bootstrap beside a sign-flip p-value; the
-inverted sign-flip test shown only where the runs differ in 6+ clusters), so the table shows why the choice was made
-(docs/statistics.md). Then a power check of the paired test against the `detectable (80%)` difference the report
-prints (`--no-power` skips it).
+bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom; for a
+metric's scores between 0 and 1 the betting interval; for paired differences the inverted clustered score test, with
+the sign-flip test joining it at 0) beside the alternatives considered and what the report printed before (estimate
++/- 1.96 clustered SE; for scores, a design effect of at least 1 and Hall's widening; a percentile cluster bootstrap
+beside a sign-flip p-value; the inverted sign-flip test shown only where the runs differ in 6+ clusters), so the
+table shows why the choice was made (docs/statistics.md). Then a power check of the paired test against the
+`detectable (80%)` difference the report prints (`--no-power` skips it).
 
     python benchmarks/bench_coverage.py --workers 2   # the full table into docs/statistics.md (slow)
     python benchmarks/bench_coverage.py --others 0 --clusters 20 --shapes paired-effect --no-write   # one cell
@@ -171,8 +170,8 @@ CENTERNESS = (4.0, 2.0)
 
 
 def surds_overall_centerness() -> Shape:
-    """SURDS `overall` whose first subset (3% in the box, as xy2d) is scored by centerness: the report's betting
-    interval for a mean over subsets that holds scores between 0 and 1."""
+    """SURDS `overall` whose first subset (3% in the box, as xy2d) is scored by centerness: a mean over subsets that
+    holds scores between 0 and 1, for which the report keeps Korn-Graubard's interval."""
 
     def draw(rng: np.random.Generator, clusters: int) -> Sample:
         a, _, c, g = overall_draw(rng, clusters, None)
@@ -323,6 +322,7 @@ POWER_FLOOR = 0.75
 below the truth is an overstatement: bold in the table."""
 KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (report for 0/1 values)"
 FLOOR_HALL_BEFORE = "korn-graubard CR2, t(BM df); for scores a design effect of at least 1 and Hall's widening (before)"
+FRAME_CAP = "korn-graubard CR2, t(BM df); for scores n_eff at most the clusters' Kish n (a bound on clusters)"
 REPORT_SCORE = "korn-graubard CR2, t(BM df); for scores the betting interval (report)"
 NO_SKEWNESS = 1e-9
 """A skewness this small leaves Hall's transformation the identity (its inverse divides by the skewness)."""
@@ -377,6 +377,7 @@ def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> d
     report = {
         KORN_GRAUBARD: score_interval(estimate, cr2, len(values), g, df=df),
         FLOOR_HALL_BEFORE: _floor_and_hall(sample, shape, estimate, cr2, df),
+        FRAME_CAP: _frame_cap(sample, shape, estimate, cr2, df),
         REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters, shape.continuous),
     }
     if report_only:
@@ -407,6 +408,20 @@ def _floor_and_hall(sample: Sample, shape: Shape, estimate: float, cr2: float, d
     degrees = g - 1 if math.isnan(df) else min(df, g - 1)
     low, high = _hall_interval(estimate, cr2, _skewness(sample), degrees)
     return min(bounds[0], low), max(bounds[1], high)
+
+
+def _frame_cap(sample: Sample, shape: Shape, estimate: float, cr2: float, df: float) -> tuple[float, float] | None:
+    """The other bound on clusters considered: for scores between 0 and 1, Korn-Graubard's interval with n_eff at most
+    the clusters' Kish n 1 / sum of their squared weight shares (G for equal frames), as if each frame were one 0/1
+    outcome."""
+    groups = sample.groups
+    g = len(set(sample.clusters.tolist()))
+    if not (shape.continuous or any(v not in (0.0, 1.0) for v in sample.a.tolist())):
+        return score_interval(estimate, cr2, kish_units(groups.tolist()), g, df=df)
+    weights = 1.0 / (np.unique(groups).size * np.bincount(groups)[groups])
+    shares = np.bincount(sample.clusters, weights=weights)
+    units, p = 1.0 / float((shares**2).sum()), min(1.0, max(0.0, estimate))
+    return score_interval(estimate, max(cr2, math.sqrt(p * (1 - p) / units)), units, g, df=df)
 
 
 def _skewness(sample: Sample) -> float:
@@ -583,14 +598,14 @@ def table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, .
 
 
 def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, ...]) -> list[str]:
-    """The score shapes' mean interval width and one-sided misses, the report's against Korn-Graubard's without a
-    design effect floor and the interval printed before: a 95% interval should miss about 2.5% on each side."""
+    """The score shapes' mean interval width and one-sided misses, the report's against Korn-Graubard's on the SE
+    alone, the interval printed before and the frame cap: a 95% interval should miss about 2.5% on each side."""
     lines = [
         "| shape | method | " + " | ".join(f"G={g}" for g in counts) + " |",
         "|---|---|" + "---|" * len(counts),
     ]
     for shape in SHAPES:
-        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, REPORT_SCORE):
+        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, FRAME_CAP, REPORT_SCORE):
             if not shape.paired and all((shape.name, g) in results for g in counts):
                 cells = [results[(shape.name, g)][method].tails() for g in counts]
                 lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")
@@ -705,7 +720,8 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "Mean width of the score intervals on the same draws, then the percentage of draws where the interval "
             "lies above the truth / below it (about 2.5 each for a 95% interval): Korn-Graubard's interval, the one "
-            "printed before for scores between 0 and 1, and the report's (the binary shapes' rows are equal).",
+            "printed before for scores between 0 and 1, the other bound on clusters considered, and the report's "
+            "(the binary shapes' rows are equal).",
             "",
             *width_table(results, tuple(args.clusters)),
         ]

@@ -12,21 +12,20 @@ BISECTIONS = 40
 """Halvings of [0, estimate] or [estimate, 1]: a bound to 1e-12, far below the report's display precision."""
 
 
-def reference_capital(values: list[float], groups: list[str], clusters: list[Hashable], mean: float) -> float:
+def reference_capital(values: list[float], clusters: list[Hashable], mean: float) -> float:
     """The hedged gambler's highest capital against `mean`, one cluster at a time, from Waudby-Smith and Ramdas
     (2024), section 4: predictable plug-in bets sqrt(2 log(2 / alpha) / (n sigma^2)) truncated at c / m and
-    c / (1 - m), half the capital on each side; each cluster's outcome is its weighted score less `mean` times its
-    weight, over the largest cluster's weight."""
+    c / (1 - m), half the capital on each side; each cluster's outcome is its share of the score sum less `mean`
+    times its share of the units, over the largest cluster's share."""
     order: list[Hashable] = []
     weight: dict[Hashable, float] = {}
     score: dict[Hashable, float] = {}
-    group_count, size = len(set(groups)), {g: groups.count(g) for g in groups}
-    for value, group, cluster in zip(values, groups, clusters, strict=True):
+    for value, cluster in zip(values, clusters, strict=True):
         if cluster not in weight:
             order.append(cluster)
             weight[cluster] = score[cluster] = 0.0
-        weight[cluster] += 1 / (group_count * size[group])
-        score[cluster] += value / (group_count * size[group])
+        weight[cluster] += 1 / len(values)
+        score[cluster] += value / len(values)
     largest = max(weight.values())
     outcomes = [(score[c] - mean * weight[c]) / largest for c in sorted(order, key=str)]
     n = len(outcomes)
@@ -47,21 +46,18 @@ def reference_capital(values: list[float], groups: list[str], clusters: list[Has
     return peak
 
 
-def reference_bounds(values: list[float], groups: list[str], clusters: list[Hashable]) -> tuple[float, float]:
+def reference_bounds(values: list[float], clusters: list[Hashable]) -> tuple[float, float]:
     """Where the capital reaches 1 / alpha on each side of the estimate, by bisection (the capital grows as the
     candidate mean moves away from the estimate)."""
-    sizes = {g: groups.count(g) for g in groups}
-    estimate = sum(v / (len(sizes) * sizes[g]) for v, g in zip(values, groups, strict=True))
+    estimate = sum(values) / len(values)
 
     def crossing(inside: float, outside: float) -> float:
-        if reference_capital(values, groups, clusters, outside) < 1 / ALPHA:
+        if reference_capital(values, clusters, outside) < 1 / ALPHA:
             return outside
         for _ in range(BISECTIONS):
             middle = (inside + outside) / 2
             inside, outside = (
-                (middle, outside)
-                if reference_capital(values, groups, clusters, middle) < 1 / ALPHA
-                else (inside, middle)
+                (middle, outside) if reference_capital(values, clusters, middle) < 1 / ALPHA else (inside, middle)
             )
         return outside
 

@@ -9,7 +9,7 @@ import pytest
 from betting_reference import ALPHA, reference_capital
 
 from drive_evals.betting import COARSE_STEPS, FINE_STEPS, betting_interval
-from drive_evals.stats import equal_group_mean, mean_interval
+from drive_evals.stats import mean_interval
 
 STEP = 1.0 / (COARSE_STEPS * FINE_STEPS)
 """The fine grid's spacing: a reported bound is rejected, the candidate one step inside it is kept."""
@@ -29,18 +29,15 @@ def frames_of(rng: random.Random, count: int, questions: tuple[int, int]) -> tup
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_bounds_are_where_the_papers_capital_crosses_one_over_alpha(seed: int) -> None:
     """Each bound is a mean the gambler's capital rejects (it reaches 1 / alpha = 20), and one fine step inside it
-    is kept: checked against the paper's procedure written out one cluster at a time, with unequal frames and (SURDS
-    `overall`) two groups weighted equally."""
-    rng = random.Random(seed)
-    values, clusters = frames_of(rng, 12 + 10 * seed, (1, 9))
-    groups = ["depth" if rng.random() < 0.7 else "xy2d" for _ in values]
-    low, high = betting_interval(values, groups, clusters, 1 - ALPHA)
-    estimate = equal_group_mean(values, groups, clusters).overall
+    is kept: checked against the paper's procedure written out one cluster at a time, with unequal frames."""
+    values, clusters = frames_of(random.Random(seed), 12 + 10 * seed, (1, 9))
+    low, high = betting_interval(values, clusters, 1 - ALPHA)
+    estimate = sum(values) / len(values)
     assert 0.0 < low < estimate < high < 1.0
-    assert reference_capital(values, groups, clusters, low) >= 1 / ALPHA
-    assert reference_capital(values, groups, clusters, low + STEP) < 1 / ALPHA
-    assert reference_capital(values, groups, clusters, high) >= 1 / ALPHA
-    assert reference_capital(values, groups, clusters, high - STEP) < 1 / ALPHA
+    assert reference_capital(values, clusters, low) >= 1 / ALPHA
+    assert reference_capital(values, clusters, low + STEP) < 1 / ALPHA
+    assert reference_capital(values, clusters, high) >= 1 / ALPHA
+    assert reference_capital(values, clusters, high - STEP) < 1 / ALPHA
 
 
 def test_a_run_that_shows_none_of_a_rare_tail_still_reaches_it() -> None:
@@ -59,9 +56,9 @@ def test_a_run_that_shows_none_of_a_rare_tail_still_reaches_it() -> None:
 
 def test_every_score_at_one_reaches_one_and_takes_width_below() -> None:
     """No spread at all is no evidence that a poor frame cannot occur: the bound below still has a width."""
-    low, high = betting_interval([1.0] * 30, [""] * 30, [f"f{i % 10}" for i in range(30)], 1 - ALPHA)
+    low, high = betting_interval([1.0] * 30, [f"f{i % 10}" for i in range(30)], 1 - ALPHA)
     assert high == 1.0 and 0.5 < low < 0.9
-    low, high = betting_interval([0.0] * 30, [""] * 30, [f"f{i % 10}" for i in range(30)], 1 - ALPHA)
+    low, high = betting_interval([0.0] * 30, [f"f{i % 10}" for i in range(30)], 1 - ALPHA)
     assert low == 0.0 and 0.1 < high < 0.5
 
 
@@ -71,7 +68,7 @@ def test_the_interval_holds_the_estimate_and_stays_in_zero_one() -> None:
         count = rng.randint(3, 15)
         values = [rng.choice([0.0, 1.0, rng.random()]) for _ in range(count * 2)]
         clusters: list[Hashable] = [rng.randrange(count) for _ in values]
-        low, high = betting_interval(values, [""] * len(values), clusters, 1 - ALPHA)
+        low, high = betting_interval(values, clusters, 1 - ALPHA)
         estimate = sum(values) / len(values)
         assert 0.0 <= low <= estimate + 1e-12 and estimate - 1e-12 <= high <= 1.0
 
@@ -80,9 +77,8 @@ def test_the_order_of_the_samples_changes_nothing() -> None:
     """Bets follow the clusters in the order of their names, fixed before any score is seen: a log that holds the
     same samples in another order (a retried or merged run) gives the same interval."""
     values, clusters = frames_of(random.Random(5), 20, (2, 6))
-    groups = [""] * len(values)
     shuffled = list(range(len(values)))
     random.Random(6).shuffle(shuffled)
-    assert betting_interval(values, groups, clusters, 1 - ALPHA) == betting_interval(
-        [values[i] for i in shuffled], groups, [clusters[i] for i in shuffled], 1 - ALPHA
+    assert betting_interval(values, clusters, 1 - ALPHA) == betting_interval(
+        [values[i] for i in shuffled], [clusters[i] for i in shuffled], 1 - ALPHA
     )

@@ -167,7 +167,7 @@ def test_scores_take_the_betting_interval_and_0_1_values_korn_graubards() -> Non
     mean = sum(values) / len(values)
     stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
     plain = score_interval(mean, stderr, len(values), len(frames), df=df)
-    betting = betting_interval(values, groups, clusters, CONFIDENCE)
+    betting = betting_interval(values, clusters, CONFIDENCE)
     assert plain is not None and mean_interval(mean, values, groups, clusters, continuous=True) == betting
     assert betting[0] < 0.8 < 0.97 < plain[0]
     # a value strictly between 0 and 1 makes a metric declared binary continuous: never the narrower method
@@ -179,7 +179,7 @@ def test_scores_take_the_betting_interval_and_0_1_values_korn_graubards() -> Non
     assert mean_interval(binary_mean, binary, groups, clusters, continuous=False) == expected
     # declared continuous, the same 0/1 values: the betting interval too
     assert mean_interval(binary_mean, binary, groups, clusters, continuous=True) == betting_interval(
-        binary, groups, clusters, CONFIDENCE
+        binary, clusters, CONFIDENCE
     )
     assert mean_interval(math.nan, [], [], [], continuous=True) is None
 
@@ -221,3 +221,20 @@ def test_scores_get_an_interval_from_as_few_clusters_as_0_1_values() -> None:
         clusters = [f"f{i % frames}" for i in range(len(scores))]
         judged = level_estimate(scores, clusters, None, judge_score("reasoning_score")).interval
         assert (judged is not None) is shown, frames
+
+
+def test_a_mean_over_subsets_with_centerness_keeps_korn_graubards() -> None:
+    """SURDS `overall` with a centerness in its xy2d subset: betting on whole images would carry the differences
+    between subsets (an image of xy2d units against one of depth units), so the mean over subsets keeps the
+    Korn-Graubard interval its 0/1 subsets give; the xy2d subset alone gets the betting interval."""
+    depth = [float(i % 3 != 0) for i in range(40)]
+    xy2d = [0.0, 0.0, 0.62, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    values, groups = depth + xy2d, ["depth"] * 40 + ["xy2d"] * 10
+    clusters = [f"i{i % 20}" for i in range(40)] + [f"i{i}" for i in range(20, 30)]
+    mean = equal_group_mean(values, groups, clusters).overall
+    df = bell_mccaffrey_df(groups, clusters)
+    expected = score_interval(mean, cr2_stderr(values, groups, clusters), kish_units(groups), 30, df=df)
+    assert mean_interval(mean, values, groups, clusters, continuous=False) == expected
+    assert mean_interval(0.062, xy2d, ["xy2d"] * 10, clusters[40:], continuous=True) == betting_interval(
+        xy2d, clusters[40:], CONFIDENCE
+    )

@@ -23,7 +23,7 @@ FINE_STEPS = 100
 to 1 / 20,000, rounded outward (a reported bound is a rejected candidate)."""
 TRUNCATION = 0.75
 """The largest share of the capital staked on one cluster (the paper's c; it suggests 1/2 to 3/4): bets stay small
-enough that no cluster can take the capital to 0. 3/4 gave 10-20% narrower intervals than 1/2 on judge scores."""
+enough that no cluster can take the capital to 0; 3/4 gave narrower intervals than 1/2 on judge scores."""
 PRIOR_VARIANCE = 0.25
 """The variance assumed before any cluster is seen (the largest a value in [0, 1] can have), as in the paper."""
 
@@ -31,19 +31,17 @@ FloatArray = npt.NDArray[np.float64]
 Rejects = Callable[[FloatArray], npt.NDArray[np.bool_]]
 
 
-def betting_interval(
-    values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable], confidence: float
-) -> tuple[float, float]:
-    """The hedged-capital interval for the equal-weight mean over groups of `values`, each in [0, 1].
+def betting_interval(values: Sequence[float], clusters: Sequence[Hashable], confidence: float) -> tuple[float, float]:
+    """The hedged-capital interval for the mean of `values`, each in [0, 1].
 
-    Clusters are the independent draws: cluster c holds a share a_c of the unit weights 1 / (K n_g) and a weighted
-    score s_c in [0, a_c], and under the true mean m each cluster's s_c - m a_c averages 0. Bets are placed on the
+    Clusters are the independent draws: cluster c holds a share a_c of the units and a score sum s_c in [0, a_c]
+    (over all units), and under the true mean m each cluster's s_c - m a_c averages 0. Bets are placed on the
     clusters in the order of their names (an order that cannot depend on their scores), sized by the paper's
     predictable plug-in for a fixed number of draws, half the capital betting above m and half below. The interval
     always holds the estimate itself.
     """
     alpha = 1.0 - confidence
-    shares, scores = _cluster_sums(values, groups, clusters)
+    shares, scores = _cluster_sums(values, clusters)
     # scaled so that the largest cluster spans [-m, 1 - m], the range the paper's bets are sized for
     largest = shares.max()
     shares, scores = shares / largest, scores / largest
@@ -58,20 +56,14 @@ def betting_interval(
     return low, high
 
 
-def _cluster_sums(
-    values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]
-) -> tuple[FloatArray, FloatArray]:
-    """Per cluster, in the order of their names: its share of the unit weights and its weighted score."""
-    group_sizes: dict[str, int] = {}
-    for group in groups:
-        group_sizes[group] = group_sizes.get(group, 0) + 1
+def _cluster_sums(values: Sequence[float], clusters: Sequence[Hashable]) -> tuple[FloatArray, FloatArray]:
+    """Per cluster, in the order of their names: its share of the units and its score sum over all units."""
     # sorted by name: an order fixed before any score is seen, whatever order the log holds the samples in
     codes = {cluster: code for code, cluster in enumerate(sorted(dict.fromkeys(clusters), key=str))}
     index = np.array([codes[cluster] for cluster in clusters], dtype=np.int64)
-    weights = np.array([1.0 / (len(group_sizes) * group_sizes[group]) for group in groups])
-    shares = np.bincount(index, weights=weights, minlength=len(codes)).astype(np.float64)
-    scores = np.bincount(index, weights=weights * np.asarray(values, dtype=np.float64), minlength=len(codes))
-    return shares, scores.astype(np.float64)
+    shares = np.bincount(index, minlength=len(codes)) / len(values)
+    scores = np.bincount(index, weights=np.asarray(values, dtype=np.float64), minlength=len(codes)) / len(values)
+    return shares.astype(np.float64), scores.astype(np.float64)
 
 
 def _edge(rejected: Rejects, candidates: FloatArray, estimate: float, below: bool) -> float:

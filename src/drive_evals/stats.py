@@ -4,7 +4,8 @@ Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent, 
 the variance is estimated from per-cluster sums of weighted deviations, with the finite-cluster correction
 G / (G - 1) that Inspect's own `stderr(cluster=...)` applies (CR1; for a single group it equals Inspect's, and it is
 what the logs hold). The report's intervals use the small-sample CR2 variance and Student's t instead, through
-`mean_interval`; why, and the coverage measured: docs/statistics.md.
+`mean_interval` (for scores between 0 and 1, the betting interval of `betting.py`); why, and the coverage measured:
+docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -313,12 +314,15 @@ def mean_interval(
     between 0 and 1 (`continuous`, as the metric declares, or whenever some value lies strictly between them, as
     epoch means do), the betting interval (`betting.betting_interval`), which holds whatever the scores'
     distribution: a run of few frames that shows nothing of a rare tail of poor ones has a small SE that says
-    nothing about that tail (docs/statistics.md). None without units or with fewer than MIN_SCORE_CLUSTERS
-    clusters.
+    nothing about that tail. A mean over several groups (SURDS `overall` with centerness in its xy2d subset) keeps
+    Korn-Graubard's: betting on whole images would carry the differences between subsets, and the five 0/1 subsets
+    give its SE their binomial spread (docs/statistics.md). None without units or with fewer than
+    MIN_SCORE_CLUSTERS clusters.
     """
     if not values or len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
-    if continuous or any(value not in (0.0, 1.0) for value in values):
-        return betting_interval(values, groups, clusters, CONFIDENCE)
+    scores = continuous or any(value not in (0.0, 1.0) for value in values)
+    if scores and len(set(groups)) == 1:
+        return betting_interval(values, clusters, CONFIDENCE)
     stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
     return score_interval(estimate, stderr, kish_units(groups), len(set(clusters)), df=df)

@@ -110,13 +110,14 @@ def interval(
     mean: float, values: list[float], clusters: list[str], groups: list[str] | None, continuous: bool
 ) -> tuple[float, float] | None:
     """Korn-Graubard on the CR2 SE (n Kish's where the SE is 0); where a value lies strictly between 0 and 1 or the
-    metric declares scores (judge scores, xy2d centerness), the betting interval, found by bisection on the paper's
-    capital (the report's bounds lie on a grid, within BOUND_TOLERANCE); none below MIN_SCORE_CLUSTERS clusters."""
+    metric declares scores (judge scores, xy2d centerness), and the mean is not over groups, the betting interval,
+    found by bisection on the paper's capital (the report's bounds lie on a grid, within BOUND_TOLERANCE); none
+    below MIN_SCORE_CLUSTERS clusters."""
     labels = groups or [""] * len(values)
     if len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
-    if continuous or any(v not in (0.0, 1.0) for v in values):
-        return reference_bounds(values, labels, list(clusters))
+    if (continuous or any(v not in (0.0, 1.0) for v in values)) and groups is None:
+        return reference_bounds(values, list(clusters))
     sizes = [labels.count(label) for label in set(labels)]
     kish = len(sizes) ** 2 / sum(1 / size for size in sizes)  # 1 / sum of squared weights 1 / (K n_group)
     bounds = score_interval(

@@ -2,10 +2,10 @@
 
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
-are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for scores between 0 and
-1 Waudby-Smith and Ramdas's betting intervals (`stats.mean_interval`); they stay in [0, 1]. Paired rows invert a cluster sign-flip test combined with a bounded
-score test. Where each reaches its nominal coverage, and the shapes where it
-does not: docs/statistics.md.
+are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for a metric's scores
+between 0 and 1 Waudby-Smith and Ramdas's betting intervals (`stats.mean_interval`); they stay in [0, 1]. Paired
+rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage, and
+the shapes where it does not: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -128,8 +128,9 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
         notes.append(
             f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
             f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
-            "[0, 100] and has a width at 0 and 100); for scores between 0 and 100, Waudby-Smith and Ramdas's "
-            f"betting interval over {benchmark.cluster_key}s, which holds whatever the scores' distribution. "
+            "[0, 100] and has a width at 0 and 100); for a metric's scores between 0 and 100 (not a mean over "
+            f"subsets), Waudby-Smith and Ramdas's betting interval over {benchmark.cluster_key}s, which holds "
+            "whatever the scores' distribution. "
             "Coverage measured in docs/statistics.md."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
