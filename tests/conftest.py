@@ -35,6 +35,53 @@ each group runs on one worker, so each such fixture runs once per session instea
 id): the dev extra keeps pytest below 9.2 so that the groups form."""
 
 
+SLOW_TIER_FIRST = (
+    "reliability-runs",
+    "chance-runs",
+    "report-runs",
+    "judge-meta-runs",
+    "test_run_processes.py",
+    "test_slurm_example.py",
+    "test_metrics_epochs.py",
+    "hung-runs",
+    "reliability/test_rel_secrets.py",
+    "reliability/test_rel_batch_resume.py",
+)
+"""The slow tier's long work units, longest first: an xdist group, or a test file (relative to tests/) whose slow
+tests are not in a group. Under `--dist loadgroup` the tests are handed out in this order, then all others in
+collection order, so each worker takes the next unit when it runs short and the short tests fill the end. Without
+it, xdist hands out the groups by their number of tests (the report's 17 first, the judge meta-evaluation's 2 after
+the quick groups) and then the other tests in collection order, which put the three shard tests and the Slurm
+example (27-42 s each) last, on one worker, while the other idled (`0639887` under load: 53 s). The seconds each
+takes are in the slow tier's `--durations`; a name missing here only costs time, and tests/test_xdist_groups.py
+checks that each name still is a group or a test file."""
+
+
+def _slow_tier_rank(item: pytest.Item) -> int:
+    group = item.get_closest_marker("xdist_group")
+    if group is not None:
+        name = group.args[0]
+    else:
+        name = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
+    return SLOW_TIER_FIRST.index(name) if name in SLOW_TIER_FIRST else len(SLOW_TIER_FIRST)
+
+
+class _LongestFirst:
+    """Orders each worker's collection (which the controller's scheduler hands out in order) under loadgroup."""
+
+    @pytest.hookimpl(trylast=True)  # after the groups are marked and the other tier deselected
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if config.getoption("loadgroup", False):  # what xdist tells a worker of `--dist loadgroup`
+            items.sort(key=_slow_tier_rank)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("dist", "no") == "loadgroup":
+        # xdist would otherwise hand out the groups by their number of tests, before any other test.
+        config.option.loadscopereorder = False
+    config.pluginmanager.register(_LongestFirst(), "drive-evals-slow-tier-first")
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook would otherwise run first)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import TESTS, XDIST_GROUPS, pytest_collection_modifyitems
+from conftest import SLOW_TIER_FIRST, TESTS, XDIST_GROUPS, pytest_collection_modifyitems
 
 
 @dataclass
@@ -39,3 +39,9 @@ def test_a_test_reading_the_runs_of_two_groups_is_refused() -> None:
     both = FakeItem(("surds_chance_log", "judge_meta_logs"))
     with pytest.raises(pytest.UsageError, match=r"test_x uses the session runs of several xdist groups"):
         pytest_collection_modifyitems([both])  # type: ignore[list-item]
+
+
+def test_the_slow_tiers_first_units_are_groups_or_test_files() -> None:
+    """A renamed group or file would silently lose its place at the front of the slow tier."""
+    unknown = [name for name in SLOW_TIER_FIRST if name not in XDIST_GROUPS.values() and not (TESTS / name).is_file()]
+    assert not unknown and len(set(SLOW_TIER_FIRST)) == len(SLOW_TIER_FIRST), unknown

@@ -9,6 +9,7 @@ judgement fails with a reason and the raw replies are kept: nothing is dropped s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from inspect_ai.model import (
     BatchConfig,
@@ -21,7 +22,7 @@ from inspect_ai.model import (
     ResponseSchema,
 )
 from inspect_ai.model._generate_config import active_generate_config
-from inspect_ai.util import LimitExceededError, json_schema
+from inspect_ai.util import JSONSchema, LimitExceededError, json_schema
 
 from drive_evals.drivelmm_o1.judge_guard import JudgeBreaker, plain_reason
 from drive_evals.drivelmm_o1.prompts import (
@@ -55,13 +56,21 @@ class Judgement:
         return self.parse is not None and self.parse.ok
 
 
+@cache
+def _judge_schema() -> JSONSchema:
+    """`EvaluationScores` as a JSON schema, built once: `judge_config` runs for every judge call, and building the
+    schema anew each time (0.5 ms, 1 ms under coverage) cost the judge meta-evaluation's runs about 4 s. One instance
+    is shared by every config; Inspect's providers copy a response schema before they adapt it to their API."""
+    return json_schema(EvaluationScores)
+
+
 def judge_config(batch: bool | int | BatchConfig | None = None) -> GenerateConfig:
     """Official judge settings: temperature 0, 500 tokens, strict `EvaluationScores` structured output."""
     return GenerateConfig(
         batch=batch,
         temperature=JUDGE_TEMPERATURE,
         max_tokens=JUDGE_MAX_TOKENS,
-        response_schema=ResponseSchema(name=JUDGE_SCHEMA_NAME, json_schema=json_schema(EvaluationScores), strict=True),
+        response_schema=ResponseSchema(name=JUDGE_SCHEMA_NAME, json_schema=_judge_schema(), strict=True),
     )
 
 
