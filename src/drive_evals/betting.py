@@ -42,7 +42,9 @@ def betting_interval(values: Sequence[float], clusters: Sequence[Hashable], conf
     """
     alpha = 1.0 - confidence
     shares, scores = _cluster_sums(values, clusters)
-    # scaled so that the largest cluster spans [-m, 1 - m], the range the paper's bets are sized for
+    # scaled so that the largest cluster spans [-m, 1 - m], the range the paper's bets are sized for. The scale is
+    # read from the whole run, so strictly the bets are not predictable; the bench's 1-15 questions a frame
+    # (`drivelmm-judge-harsh-unequal`) is covered at 0.998-1.000 (docs/statistics.md).
     largest = shares.max()
     shares, scores = shares / largest, scores / largest
     estimate = float(scores.sum() / shares.sum())
