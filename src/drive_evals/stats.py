@@ -74,10 +74,10 @@ def cr2_stderr(values: Sequence[float], groups: Sequence[str], clusters: Sequenc
     """
     if not values:
         return math.nan
-    return math.sqrt(sum(total * total for total in cr2_residual_sums(values, groups, clusters).values()))
+    return math.sqrt(sum(total * total for total in _cr2_residual_sums(values, groups, clusters).values()))
 
 
-def cr2_residual_sums(
+def _cr2_residual_sums(
     values: Sequence[float], groups: Sequence[str], clusters: Sequence[Hashable]
 ) -> dict[Hashable, float]:
     """Each cluster's CR2-scaled residual sum of the equal-weight mean over groups (`cr2_stderr` says how)."""
