@@ -14,20 +14,16 @@ BISECTIONS = 40
 
 def reference_capital(values: list[float], clusters: list[Hashable], mean: float) -> float:
     """The hedged gambler's highest capital against `mean`, one cluster at a time, from Waudby-Smith and Ramdas
-    (2024), section 4: predictable plug-in bets sqrt(2 log(2 / alpha) / (n sigma^2)) truncated at c / m and
+    (2024): predictable plug-in bets sqrt(2 log(2 / alpha) / (n sigma^2)) truncated at c / m and
     c / (1 - m), half the capital on each side; each cluster's outcome is its share of the score sum less `mean`
     times its share of the units, over the largest cluster's share."""
-    order: list[Hashable] = []
     weight: dict[Hashable, float] = {}
     score: dict[Hashable, float] = {}
     for value, cluster in zip(values, clusters, strict=True):
-        if cluster not in weight:
-            order.append(cluster)
-            weight[cluster] = score[cluster] = 0.0
-        weight[cluster] += 1 / len(values)
-        score[cluster] += value / len(values)
+        weight[cluster] = weight.get(cluster, 0.0) + 1 / len(values)
+        score[cluster] = score.get(cluster, 0.0) + value / len(values)
     largest = max(weight.values())
-    outcomes = [(score[c] - mean * weight[c]) / largest for c in sorted(order, key=str)]
+    outcomes = [(score[c] - mean * weight[c]) / largest for c in sorted(weight, key=str)]
     n = len(outcomes)
     up = down = 1.0
     peak = 1.0
