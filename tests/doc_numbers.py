@@ -30,8 +30,10 @@ from inspect_ai.log import EvalLog, read_eval_log_sample_summaries
 from inspect_ai.model import Model, get_model
 from inspect_runs import QUIET, metrics
 
-from drive_evals.report.benchmarks import surds_diagnostics
-from drive_evals.suite import DRIVELMM_O1, DRIVELMM_O1_JUDGE, SURDS
+from drive_evals.drivelmm_o1.judge_meta.task import JUDGE_META_TASK as DRIVELMM_O1_JUDGE
+from drive_evals.drivelmm_o1.task import DRIVELMM_O1_TASK as DRIVELMM_O1
+from drive_evals.surds.benchmark import surds_diagnostics
+from drive_evals.surds.task import SURDS_TASK as SURDS
 from drive_evals.surds.task import surds
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,6 +6,7 @@ import pytest
 from doc_numbers import ChanceRuns
 from inspect_ai.log import read_eval_log_sample_summaries
 
+from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.cli import main
 from drive_evals.cli.estimate import build_task, estimate, parse_task_args
 from drive_evals.cli.image_tokens import (
@@ -19,7 +20,6 @@ from drive_evals.cli.image_tokens import (
     qwen_resized,
     rule_for_model,
 )
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.errors import ParameterError
 
 FRAME = (1600, 900)
@@ -109,7 +109,7 @@ def test_task_args_parse_as_inspect_parses_them() -> None:
 
 
 def test_surds_counts_one_request_per_prompt_each_with_the_frame() -> None:
-    _, _, task = build_task("drive_evals/surds", {"data": "demo", "subsets": ["yaw"]})
+    _, task = build_task("drive_evals/surds", {"data": "demo", "subsets": ["yaw"]})
     prompts = sum(len((s.metadata or {})["prompts"]) for s in task.dataset)
     result = estimate("surds", {"data": "demo", "subsets": ["yaw"]}, RULES["openai-tiles"])
     assert result.judge is None

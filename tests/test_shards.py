@@ -14,9 +14,9 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput,
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import QUIET
 
+from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY, MergeError, merge_shards
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
 from drive_evals.report.runs import load_runs

@@ -213,7 +213,7 @@ def test_a_score_above_zero_never_narrows_the_interval() -> None:
 def test_scores_get_an_interval_from_as_few_clusters_as_0_1_values() -> None:
     """A judge metric, as the report declares it, gets an interval from MIN_SCORE_CLUSTERS frames (before: none
     below 9, `UnitMetric.min_clusters`), none below, as 0/1 values."""
-    from drive_evals.report.benchmarks import judge_score
+    from drive_evals.benchmark import judge_score
     from drive_evals.report.breakdown import level_estimate
 
     scores = [0.9, 0.95, 1.0, 0.7, 0.85, 1.0, 0.8, 0.95, 0.9, 0.6]

@@ -1,4 +1,4 @@
-"""The suite's task registry (`drive_evals.suite`): one list of tasks every consumer reads, and no import circle."""
+"""The registry (`drive_evals._registry`): one list of benchmarks every consumer reads, and no import circle."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import pytest
 from inspect_ai._util.registry import is_registry_object, registry_info
 
 import drive_evals
-from drive_evals import _registry, suite
+from drive_evals import _registry
+from drive_evals._registry import BENCHMARKS, TASKS, benchmark_tasks, find_task
+from drive_evals.benchmark import PACKAGE, SuiteTask
 from drive_evals.cli import main
-from drive_evals.cli.estimate import TASKS as ESTIMATED_TASKS
 from drive_evals.errors import ParameterError
-from drive_evals.suite import PACKAGE, TASKS, SuiteTask, benchmarks, find, register, task_functions
+from drive_evals.suite import register, task_functions
 
 SOURCE = Path(drive_evals.__file__).parent
 TESTS = Path(__file__).parent
@@ -28,21 +29,26 @@ def test_every_declared_task_is_registered_and_loaded_by_inspects_entry_point() 
         for obj in (getattr(_registry, name) for name in _registry.__all__)
         if is_registry_object(obj, type="task")
     }
-    assert list(task_functions()) == [task.name for task in TASKS]
+    assert set(task_functions()) == {task.name for task in TASKS}
     assert inspect_names == set(task_functions())
 
 
+def test_the_registry_lists_each_benchmark_then_its_meta_evaluations() -> None:
+    assert [task.name for task in TASKS] == ["surds", "drivelmm_o1", "drivelmm_o1_judge"]
+    assert benchmark_tasks() == tuple(benchmark.task for benchmark in BENCHMARKS)
+
+
 def test_find_takes_either_name_and_lists_the_tasks_when_unknown() -> None:
-    assert find("surds") is find("drive_evals/surds") is TASKS[0]
+    assert find_task("surds") is find_task("drive_evals/surds") is TASKS[0]
     with pytest.raises(ParameterError, match="drive_evals/drivelmm_o1_judge"):
-        find("surd")
+        find_task("surd")
 
 
-def test_a_task_the_suite_does_not_declare_cannot_register() -> None:
+def test_a_task_registers_only_under_its_own_name() -> None:
     def stray() -> None: ...
 
-    with pytest.raises(ParameterError, match="unknown task 'stray'"):
-        register(stray)
+    with pytest.raises(ValueError, match="on a function named 'stray'"):
+        register(SuiteTask("surds", scorer="surds_scorer"))(stray)
     assert "stray" not in task_functions()
 
 
@@ -53,22 +59,17 @@ def command_help(command: str, capsys: pytest.CaptureFixture[str]) -> str:
     return " ".join(capsys.readouterr().out.split())
 
 
-def test_the_command_help_names_the_tasks_the_suite_declares(
+def test_the_command_help_names_the_tasks_the_registry_declares(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A task added to the registry appears in every help that lists tasks; a judge meta-evaluation only where
     every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
     added, meta = SuiteTask("new_bench", scorer="new_scorer"), SuiteTask("new_meta", "meta_scorer", benchmark=False)
-    monkeypatch.setattr(suite, "TASKS", (*TASKS, added, meta))
+    monkeypatch.setattr(_registry, "TASKS", (*TASKS, added, meta))
     assert "surds, drivelmm_o1, drivelmm_o1_judge, new_bench or new_meta" in command_help("describe", capsys)
     for command in ("estimate", "run"):
         names = "drive_evals/surds, drive_evals/drivelmm_o1 or drive_evals/new_bench"
         assert f"TASK {names}" in command_help(command, capsys), command
-
-
-def test_estimate_covers_every_benchmark() -> None:
-    """`drive-evals estimate` prices a run before it is paid for: a new benchmark needs its request count there."""
-    assert list(ESTIMATED_TASKS) == [task.name for task in benchmarks()]
 
 
 def _imported(node: ast.AST) -> list[str]:

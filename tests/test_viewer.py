@@ -14,7 +14,7 @@ from inspect_ai.model._model import init_active_model
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.viewer import TaskSamplesColumn, ViewerConfig
 
-from drive_evals.baseline import DEFAULT_SEED, effective_model_args
+from drive_evals.chance import DEFAULT_SEED, effective_model_args
 from drive_evals.data import open_snapshot
 from drive_evals.drivelmm_o1.judge import Judgement
 from drive_evals.drivelmm_o1.mcq import MCQResult

@@ -27,7 +27,7 @@ from inspect_ai.model._model import active_model
 from inspect_ai.scorer import SampleScore
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from drive_evals.suite import BENCHMARK_SCORERS
+from drive_evals.suite import benchmark_scorers
 
 KEPT_METADATA = ("subset", "image", "frame")
 """The sample metadata the metrics group (SURDS subset) and cluster (image, frame) missing units by."""
@@ -87,7 +87,7 @@ MISSING_METRICS = ("missing_units", "missing_samples")
 def missing_warning(log: EvalLog) -> str | None:
     """The end-of-run warning for a log with errored units, or None: how many, what they count as, the fix."""
     for score in log.results.scores if log.results else []:
-        if score.name not in BENCHMARK_SCORERS:
+        if score.name not in benchmark_scorers():
             continue
         found = next((score.metrics[m].value for m in MISSING_METRICS if m in score.metrics), 0)
         if found:

@@ -19,7 +19,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.attempts import missing_warning
-from drive_evals.suite import BENCHMARK_SCORERS
+from drive_evals.suite import benchmark_scorers
 
 TRUNCATED_REASON = "truncated"
 """Score reason of a completion (SURDS: an invalid unit) cut by the output token limit."""
@@ -57,7 +57,7 @@ def truncation_warning(log: EvalLog) -> str | None:
     if log.results is None:
         return None
     for score in log.results.scores:
-        if score.name not in BENCHMARK_SCORERS or TRUNCATED_RATE not in score.metrics:
+        if score.name not in benchmark_scorers() or TRUNCATED_RATE not in score.metrics:
             continue
         rate = score.metrics[TRUNCATED_RATE].value
         if rate <= WARN_ABOVE_RATE:

@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelUsage
 from inspect_runs import eval_in_process
 
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
+from drive_evals.benchmark import GRADER_ROLE
 
 CHANCE = "chance/random"
 DEMO = {"data": "demo"}

@@ -183,9 +183,9 @@ def o1_malformed(test_file: Path, root: Path) -> tuple[str, ...]:
 
 
 def o1_altered(test_file: Path, root: Path) -> tuple[str, ...]:
-    from drive_evals.cli.manifest import drivelmm_o1_files
+    from drive_evals.drivelmm_o1.benchmark import nuscenes_files
 
-    write_manifest(root, drivelmm_o1_files(test_file))
+    write_manifest(root, nuscenes_files(test_file))
     _, name = first_camera(test_file)
     Image.new("RGB", (1600, 900), "grey").save(root / name, "JPEG")
     return MANIFEST_NAME, name, "differs from the manifest"

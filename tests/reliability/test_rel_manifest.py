@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from drive_evals.cli import main
-from drive_evals.cli.manifest import drivelmm_o1_files
 from drive_evals.data import demo_dir
+from drive_evals.drivelmm_o1.benchmark import nuscenes_files
 from drive_evals.drivelmm_o1.records import TEST_FILE
 from drive_evals.errors import DataValidationError
 from drive_evals.manifest import (
@@ -91,6 +91,6 @@ def test_drivelmm_o1_manifest_lists_the_records_files(tmp_path: Path) -> None:
     root = data / "nuscenes"
     assert main(["manifest", "write", str(root), "--drivelmm-o1", str(data / TEST_FILE)]) == 0
     entries = read_manifest(root)
-    assert entries is not None and sorted(entries) == sorted(drivelmm_o1_files(data / TEST_FILE))
+    assert entries is not None and sorted(entries) == sorted(nuscenes_files(data / TEST_FILE))
     assert any("/CAM_FRONT/" in name for name in entries) and any("LIDAR_TOP" in name for name in entries)
     assert verify_manifest(root, entries) == len(entries)

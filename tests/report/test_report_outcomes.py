@@ -7,13 +7,8 @@ import math
 import pytest
 from inspect_ai.scorer import Score
 
-from drive_evals.report.outcomes import (
-    JUDGE_OUTCOME,
-    MCQ_OUTCOME,
-    OUTCOME,
-    o1_outcomes,
-    surds_outcomes,
-)
+from drive_evals.drivelmm_o1.outcomes import JUDGE_OUTCOME, MCQ_OUTCOME, drivelmm_o1_outcomes
+from drive_evals.surds.outcomes import OUTCOME, surds_outcomes
 
 NAN = math.nan
 
@@ -40,14 +35,17 @@ def _o1(judged: float, counted: float, correct: float, answer: str | None, reaso
     return Score(value=value, answer=answer, reason=reason)
 
 
-def test_o1_outcomes() -> None:
+def test_drivelmm_o1_outcomes() -> None:
     mcq = {"mcq": True}
-    assert o1_outcomes(_o1(1.0, 1.0, 1.0, "A) Slow down."), mcq) == {JUDGE_OUTCOME: "judged", MCQ_OUTCOME: "correct"}
-    assert o1_outcomes(_o1(1.0, 1.0, 0.0, "B) Brake."), mcq)[MCQ_OUTCOME] == "wrong"
+    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 1.0, "A) Slow down."), mcq) == {
+        JUDGE_OUTCOME: "judged",
+        MCQ_OUTCOME: "correct",
+    }
+    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 0.0, "B) Brake."), mcq)[MCQ_OUTCOME] == "wrong"
     # the official letter rule reads no letter from `B` or `(B)` at the very end
-    assert o1_outcomes(_o1(1.0, 1.0, 0.0, "B"), mcq)[MCQ_OUTCOME] == "unreadable answer"
-    assert o1_outcomes(_o1(1.0, 1.0, 0.0, None), mcq)[MCQ_OUTCOME] == "unreadable answer"
-    failed = o1_outcomes(_o1(0.0, 0.0, NAN, "A) x", reason="grader_failed"), mcq)
+    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 0.0, "B"), mcq)[MCQ_OUTCOME] == "unreadable answer"
+    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 0.0, None), mcq)[MCQ_OUTCOME] == "unreadable answer"
+    failed = drivelmm_o1_outcomes(_o1(0.0, 0.0, NAN, "A) x", reason="grader_failed"), mcq)
     assert failed == {JUDGE_OUTCOME: "judge failed", MCQ_OUTCOME: "not counted (not judged)"}
-    assert o1_outcomes(_o1(0.0, 1.0, 1.0, "A) x"), mcq) == {JUDGE_OUTCOME: "judge off", MCQ_OUTCOME: "correct"}
-    assert o1_outcomes(_o1(1.0, 0.0, NAN, "text"), {"mcq": False}) == {JUDGE_OUTCOME: "judged"}
+    assert drivelmm_o1_outcomes(_o1(0.0, 1.0, 1.0, "A) x"), mcq) == {JUDGE_OUTCOME: "judge off", MCQ_OUTCOME: "correct"}
+    assert drivelmm_o1_outcomes(_o1(1.0, 0.0, NAN, "text"), {"mcq": False}) == {JUDGE_OUTCOME: "judged"}

@@ -8,8 +8,8 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, write_eval_log
 from inspect_runs import eval_in_process
 
+from drive_evals._registry import benchmark_for
 from drive_evals.report import write_report
-from drive_evals.report.benchmarks import benchmark_for
 from drive_evals.report.compare import build_view
 from drive_evals.report.runs import load_runs
 from drive_evals.surds.task import TASK_VERSION

@@ -18,7 +18,7 @@ from PIL import Image
 from drive_evals.blind import GREY
 from drive_evals.drivelmm_o1.judge_meta.degrade import VARIANT_NAMES
 from drive_evals.drivelmm_o1.judge_meta.task import DEFAULT_EPOCHS
-from drive_evals.report.benchmarks import surds_diagnostics
+from drive_evals.surds.benchmark import surds_diagnostics
 
 SURDS = "drive_evals/surds"
 O1 = "drive_evals/drivelmm_o1"

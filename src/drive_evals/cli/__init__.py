@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from drive_evals import suite
+from drive_evals import _registry
 from drive_evals.cli.manifest import add_manifest_command
 
 DEFAULT_REPORT_DIR = "report"
@@ -23,8 +23,8 @@ def either(names: Sequence[str]) -> str:
 
 
 def benchmark_names() -> str:
-    """The benchmarks' Inspect names, read from the suite's registry (a task added there appears in the help)."""
-    return either([task.qualified for task in suite.benchmarks()])
+    """The benchmarks' Inspect names, read from the registry (a benchmark added there appears in the help)."""
+    return either([task.qualified for task in _registry.benchmark_tasks()])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +70,7 @@ def add_describe_command(subparsers: argparse._SubParsersAction[argparse.Argumen
         description="Print the -T parameters of a drive_evals task (default: every task) with their defaults and "
         "meanings, read from the task function's signature and docstring.",
     )
-    parser.add_argument("task", nargs="?", metavar="TASK", help=either([task.name for task in suite.TASKS]))
+    parser.add_argument("task", nargs="?", metavar="TASK", help=either([task.name for task in _registry.TASKS]))
     parser.set_defaults(handler=_describe)
 
 

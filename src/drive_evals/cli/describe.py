@@ -16,10 +16,11 @@ from typing import Any, Literal, get_args, get_origin
 
 import docstring_parser
 
-import drive_evals._registry  # noqa: F401  # loads every task into the suite's registry
+from drive_evals import _registry
+from drive_evals.benchmark import PACKAGE
 from drive_evals.errors import DriveEvalsError
 from drive_evals.params import parameter_names
-from drive_evals.suite import PACKAGE, find, task_functions
+from drive_evals.suite import task_functions
 
 UNSET = "unset"
 """How a `None` default prints: the parameter is simply not set (its meaning says what happens then)."""
@@ -109,5 +110,5 @@ def render(description: TaskDescription) -> str:
 def describe(task: str | None) -> str:
     """The text `drive-evals describe [TASK]` prints: one task, or every task."""
     functions = task_functions()
-    names = [find(task).name] if task else list(functions)
+    names = [_registry.find_task(task).name] if task else [t.name for t in _registry.TASKS]
     return "\n\n".join(render(describe_task(name, functions[name])) for name in names)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -19,19 +19,16 @@ from pathlib import Path
 from inspect_ai import Task
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
-from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText, get_model
+from inspect_ai.model import ChatMessage, ContentImage, ContentText, get_model
 from inspect_ai.model._model import init_model_roles
 from PIL import Image
 
-from drive_evals.baseline import CHARS_PER_TOKEN
+from drive_evals._registry import BENCHMARKS, benchmark_tasks
+from drive_evals.benchmark import GRADER_ROLE, Benchmark
+from drive_evals.chance import CHARS_PER_TOKEN
 from drive_evals.cli.image_tokens import ImageRule, Size
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
-from drive_evals.drivelmm_o1.prompts import JUDGE_MAX_TOKENS, JUDGE_SYSTEM_PROMPT, judge_user_message
-from drive_evals.drivelmm_o1.solver import input_parts, official_message
-from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
-from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, find
-from drive_evals.surds.task import surds
+from drive_evals.suite import task_functions
 
 TEXT_RULE = f"~{CHARS_PER_TOKEN} characters per token"
 TOKENS_PER_MILLION = 1_000_000
@@ -112,63 +109,28 @@ def content_parts(messages: Iterable[ChatMessage]) -> Request:
     return request
 
 
-def surds_requests(sample: Sample) -> list[Request]:
-    """One request per prompt of the unit, each with the unit's image (as `answer_each_prompt` sends them)."""
-    image = next(part for part in content_parts(_messages(sample)).images)
-    return [Request(len(prompt), [image]) for prompt in (sample.metadata or {})["prompts"]]
+def benchmark_requests(benchmark: Benchmark, sample: Sample) -> list[Request]:
+    """What each model call of the sample sends, from the messages the benchmark says its solver builds."""
+    return [content_parts(messages) for messages in benchmark.estimate.requests(sample)]
 
 
-def official_requests(sample: Sample) -> list[Request]:
-    """One request: the official message the `official_prompt` solver builds from the sample's input."""
-    (message,) = _messages(sample)
-    if not isinstance(message, ChatMessageUser):
-        raise ParameterError(f"sample {sample.id}: expected one user message")
-    return [content_parts([official_message(*input_parts(message))])]
+def build_task(name: str, params: dict[str, object]) -> tuple[Benchmark, Task]:
+    """The task built by its own function from `-T` parameters (unknown names are an error, as in Inspect).
 
-
-def judge_request(sample: Sample) -> Request:
-    """The judge's request without the response (text only, as the official pipeline)."""
-    meta = sample.metadata or {}
-    chars = len(JUDGE_SYSTEM_PROMPT) + len(
-        judge_user_message(meta["question"], meta["steps"], meta["final_answer"], "")
-    )
-    return Request(chars)
-
-
-def _messages(sample: Sample) -> list[ChatMessage]:
-    if isinstance(sample.input, str):
-        raise ParameterError(f"sample {sample.id}: expected a multimodal input")
-    return list(sample.input)
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    build: Callable[..., Task]
-    requests: Callable[[Sample], list[Request]]
-    judged: bool
-
-
-TASKS = {
-    SURDS.name: TaskSpec(surds, surds_requests, judged=False),
-    DRIVELMM_O1.name: TaskSpec(drivelmm_o1, official_requests, judged=True),
-}
-"""The tasks an estimate covers (the judge meta-evaluation replays fixed responses: only its judge is paid)."""
-
-
-def build_task(name: str, params: dict[str, object]) -> tuple[str, TaskSpec, Task]:
-    """The task built by its own function from `-T` parameters (unknown names are an error, as in Inspect)."""
-    short = name.removeprefix(f"{PACKAGE}/")
-    if short not in TASKS:
-        raise ParameterError(f"unknown task {name!r}: choose one of {', '.join(find(t).qualified for t in TASKS)}")
-    suite_task, spec = find(short), TASKS[short]
+    Every benchmark is covered; a judge meta-evaluation is not (it replays fixed responses: only its judge is paid).
+    """
+    benchmark = next((b for b in BENCHMARKS if name in b.task_names), None)
+    if benchmark is None:
+        names = ", ".join(task.qualified for task in benchmark_tasks())
+        raise ParameterError(f"unknown task {name!r}: choose one of {names}")
     # The task's judge preflight builds the grader client, which needs its API key; an estimate calls no model, so
     # the role is bound to a stand-in that is never called (the judge's requests are counted from the prompt).
     init_model_roles({GRADER_ROLE: get_model(ESTIMATE_JUDGE)})
     try:
-        task = spec.build(**params)
+        task = task_functions()[benchmark.task.name](**params)
     except TypeError as error:
-        raise ParameterError(f"{suite_task.qualified}: {error}") from error
-    return suite_task.qualified, spec, task
+        raise ParameterError(f"{benchmark.task.qualified}: {error}") from error
+    return benchmark, task
 
 
 def read_measured_output(log_file: str | Path, planned: dict[str, int], judged: dict[str, int]) -> MeasuredOutput:
@@ -215,10 +177,11 @@ def estimate(
     from_log: str | None = None,
 ) -> Estimate:
     """Count the run's requests and tokens from the samples the task builds."""
-    name, spec, task = build_task(task_name, params)
-    judging = spec.judged and bool((task.metadata or {}).get("judge_enabled"))
+    benchmark, task = build_task(task_name, params)
+    judge_request = benchmark.estimate.judge_request
+    judging = judge_request is not None and bool((task.metadata or {}).get("judge_enabled"))
     samples = list(task.dataset)
-    per_sample = {str(s.id): spec.requests(s) for s in samples}
+    per_sample = {str(s.id): benchmark_requests(benchmark, s) for s in samples}
     planned = {sample_id: len(requests) for sample_id, requests in per_sample.items()}
     judged = {sample_id: judges for sample_id in planned} if judging else {}
     measured = read_measured_output(from_log, planned, judged) if from_log else None
@@ -237,21 +200,22 @@ def estimate(
     model.output_tokens = per_request * model.requests
 
     judge: Tally | None = None
-    if judging:
+    if judging and judge_request is not None:
         judge = Tally()
         for sample in samples:
             judge.requests += judges
-            judge.text_tokens += judges * (text_tokens(judge_request(sample).text_chars) + math.ceil(per_request))
+            judge_chars = content_parts(judge_request(sample)).text_chars
+            judge.text_tokens += judges * (text_tokens(judge_chars) + math.ceil(per_request))
         if measured and measured.judge is not None:
             judge_per_request, judge.output_basis = measured.judge, measured.source
         else:
-            judge_per_request = JUDGE_MAX_TOKENS
-            judge.output_basis = f"upper bound: max_tokens {JUDGE_MAX_TOKENS} per request; retries not counted"
+            judge_per_request = benchmark.estimate.judge_max_tokens
+            judge.output_basis = f"upper bound: max_tokens {judge_per_request} per request; retries not counted"
         judge.output_tokens = judge_per_request * judge.requests
     for tally in (model, judge):
         if tally is not None and epochs > 1:
             _scale(tally, epochs)
-    return Estimate(name, len(samples), model, judge, image_rule)
+    return Estimate(benchmark.task.qualified, len(samples), model, judge, image_rule)
 
 
 def _scale(tally: Tally, factor: int) -> None:

@@ -1,7 +1,8 @@
 """`drive-evals manifest write|verify DIR`: the command around the checksum manifests of `drive_evals.manifest`.
 
-It knows which files each benchmark's data has (`--drivelmm-o1 TEST_JSON` lists only the nuScenes files a test
-file names, since a whole nuScenes root is hundreds of gigabytes); the checksum logic knows none of that.
+A benchmark whose data root holds far more than a run reads (a whole nuScenes root is hundreds of gigabytes) says
+which files a run uses (`Benchmark.manifest`: DriveLMM-o1's `--drivelmm-o1 TEST_JSON` lists only the nuScenes files
+a test file names); the checksum logic knows none of that.
 """
 
 from __future__ import annotations
@@ -10,21 +11,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.errors import DataValidationError
 from drive_evals.manifest import MANIFEST_NAME, manifest_path, read_manifest, verify_manifest, write_manifest
 
-
-def drivelmm_o1_files(test_file: Path) -> list[str]:
-    """The nuScenes files a DriveLMM-o1 test file names: six cameras per record and the LiDAR sweeps it gives."""
-    from drive_evals.drivelmm_o1.dataset import lidar_relative  # lazy: `drive-evals --help` loads no benchmark
-    from drive_evals.drivelmm_o1.records import load_records
-
-    names: list[str] = []
-    for record in load_records(test_file):
-        names.extend(record.images)
-        if record.lidar is not None:
-            names.append(lidar_relative(record.lidar))
-    return list(dict.fromkeys(names))
+WALKS = {benchmark.key: benchmark.manifest for benchmark in BENCHMARKS if benchmark.manifest is not None}
+"""Benchmark -> its file list, for the benchmarks that have one."""
 
 
 def add_manifest_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,12 +30,9 @@ def add_manifest_command(subparsers: argparse._SubParsersAction[argparse.Argumen
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     write = actions.add_parser("write", help="hash the data files into DIR/" + MANIFEST_NAME)
     write.add_argument("root", metavar="DIR", type=Path, help="SURDS snapshot root or nuScenes root")
-    write.add_argument(
-        "--drivelmm-o1",
-        metavar="TEST_JSON",
-        type=Path,
-        help="list only the nuScenes files this DriveLMM-o1 test file names (cameras and LiDAR)",
-    )
+    only = write.add_mutually_exclusive_group()
+    for key, walk in WALKS.items():
+        only.add_argument(walk.option, dest=key, metavar=walk.metavar, type=Path, help=walk.help)
     verify = actions.add_parser("verify", help="check every file DIR/" + MANIFEST_NAME + " lists")
     verify.add_argument("root", metavar="DIR", type=Path)
     parser.set_defaults(handler=run_manifest_command)
@@ -53,7 +42,8 @@ def run_manifest_command(args: argparse.Namespace) -> int:
     root = Path(args.root).expanduser().resolve()
     try:
         if args.action == "write":
-            files = drivelmm_o1_files(args.drivelmm_o1) if args.drivelmm_o1 else None
+            listed = ((walk, getattr(args, key)) for key, walk in WALKS.items())
+            files = next((walk.files(listing) for walk, listing in listed if listing is not None), None)
             written = write_manifest(root, files)
             print(f"wrote {written} ({len(read_manifest(root) or {})} files)")
         else:

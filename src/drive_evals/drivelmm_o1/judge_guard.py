@@ -21,9 +21,9 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from rich.text import Text
 
+from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.errors import DriveEvalsError, JudgeUnavailableError, report_at_exit
 
-GRADER_ROLE = "grader"
 DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
 """The pinned snapshot of `gpt-4o-mini`, the judge the released evaluation script calls (the paper's text says
 GPT-4o: bind `--model-role grader=openai/gpt-4o-2024-08-06` to follow the text)."""

@@ -26,6 +26,9 @@ MCQ_QUESTION_MARKER = "Choose from the following answers only"
 """Phrase that introduces the options of a multiple-choice question."""
 
 _OPTION_RE = re.compile(OPTION_PATTERN)
+OPTION_LINE = re.compile(rf"^\s*{OPTION_PATTERN}$", re.MULTILINE)
+"""A line of a question that is one option: the official pattern, alone on its line (group 2 keeps trailing
+spaces)."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ _LEADING_LETTER_RE = re.compile(r"[(\[]?([A-F])(?:[).\]:*]|[ \t]*(?:\r?\n|$))")
 # "Option B" / "choice (C)" at the start of the answer.
 _OPTION_WORD_RE = re.compile(r"(?:option|choice)\s*[(\[]?([A-F])\b", re.IGNORECASE)
 # The official `X)` form anywhere, also when nothing follows the parenthesis.
-_ANY_OPTION_RE = re.compile(r"([A-F])\)")
+ANY_OPTION_RE = re.compile(r"([A-F])\)")
 # A standalone letter closing the answer, e.g. `... is B.` or `... is (B)`; may also catch `Plan A`.
 _TRAILING_LETTER_RE = re.compile(r"(?:^|[\s(\[*])([A-F])[).\]*]*\s*$")
 
@@ -151,7 +154,7 @@ def lenient_letter(text: str) -> str:
         match = pattern.match(head)
         if match:
             return match.group(1)
-    for pattern in (_ANY_OPTION_RE, _TRAILING_LETTER_RE):
+    for pattern in (ANY_OPTION_RE, _TRAILING_LETTER_RE):
         match = pattern.search(text)
         if match:
             return match.group(1)

@@ -32,6 +32,7 @@ JUDGE_COVERAGE = "judge_coverage"
 MISSING_SAMPLES = "missing_samples"
 """Planned samples without a score because they errored (never judged, in no mean)."""
 MCQ_ACCURACY = "mcq_accuracy"
+MCQ_ITEMS = "mcq_items"
 JUDGE_OUT_OF_RANGE = "judge_out_of_range"
 """Score.value flag: a judge gave a criterion or Overall Score outside 1-10 (counted as given, as officially)."""
 OUT_OF_RANGE_KEY = "out_of_range"
@@ -128,7 +129,7 @@ def mcq_metrics() -> Metric:
         return {
             MCQ_ACCURACY: _mean(scores, MCQ_CORRECT, _counted),
             "mcq_accuracy_lenient": _mean(scores, MCQ_LENIENT, _counted),
-            "mcq_items": sum(_counted(s) for s in scores),
+            MCQ_ITEMS: sum(_counted(s) for s in scores),
             "mcq_none_quirk_count": _count(sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
             "mcq_gold_unreadable_count": sum(_gold_unreadable(s) for s in scores if _counted(s)),
         }

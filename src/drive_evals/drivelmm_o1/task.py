@@ -7,6 +7,7 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from drive_evals.attempts import Attempts, record_attempt
+from drive_evals.benchmark import SuiteTask
 from drive_evals.drivelmm_o1.dataset import (
     ImageMode,
     ImageOptions,
@@ -41,17 +42,18 @@ from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
 from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
-from drive_evals.suite import DRIVELMM_O1, register
+from drive_evals.suite import register
 from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
-SCORER_NAME = DRIVELMM_O1.scorer
+DRIVELMM_O1_TASK = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
+SCORER_NAME = DRIVELMM_O1_TASK.scorer
 TASK_VERSION = 4
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
-@register
+@register(DRIVELMM_O1_TASK)
 @task
 def drivelmm_o1(
     data: str = HF_DATASET,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from drive_evals.report.benchmarks import Benchmark, BreakdownSpec, UnitMetric
+from drive_evals.benchmark import Benchmark, BreakdownSpec, UnitMetric
 from drive_evals.report.compare import BenchmarkView, paired_units
 from drive_evals.report.paired import (
     CSV_POWER_COLUMNS,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 
-from drive_evals.report.benchmarks import Benchmark, UnitMetric
+from drive_evals.benchmark import Benchmark, UnitMetric
 from drive_evals.report.paired import PairedDifference, holm_adjust, paired_difference
 from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, Unit, unit_value
 from drive_evals.stats import equal_group_mean

@@ -14,7 +14,7 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from drive_evals.report.benchmarks import TableSpec
+from drive_evals.benchmark import TableSpec
 from drive_evals.report.compare import BenchmarkView
 from drive_evals.report.tables import SCALE, estimate, label
 

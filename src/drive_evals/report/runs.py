@@ -23,10 +23,10 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ModelConfig
 
-from drive_evals.baseline import effective_model_args
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
+from drive_evals._registry import benchmark_for
+from drive_evals.benchmark import GRADER_ROLE, Benchmark, UnitMetric
+from drive_evals.chance import effective_model_args
 from drive_evals.replies import rebuilt_count
-from drive_evals.report.benchmarks import Benchmark, UnitMetric, benchmark_for
 from drive_evals.shard import SHARD_KEY
 
 SIZE_ARGS = frozenset({"cell_size"})

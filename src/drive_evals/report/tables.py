@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from drive_evals.report.benchmarks import Column, TableSpec
+from drive_evals.benchmark import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
 from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value

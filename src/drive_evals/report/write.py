@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.errors import DriveEvalsError
-from drive_evals.report.benchmarks import BENCHMARKS
 from drive_evals.report.breakdown import (
     CSV_COLUMNS,
     PAIRED_CSV_COLUMNS,

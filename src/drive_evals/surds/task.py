@@ -7,10 +7,11 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from drive_evals.attempts import Attempts, record_attempt
+from drive_evals.benchmark import SuiteTask
 from drive_evals.data import open_snapshot
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
 from drive_evals.shard import parse_shard
-from drive_evals.suite import SURDS, register
+from drive_evals.suite import register
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
@@ -26,12 +27,13 @@ TEMPERATURE = 0.0
 MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
-SCORER_NAME = SURDS.scorer
+SURDS_TASK = SuiteTask("surds", scorer="surds_scorer")
+SCORER_NAME = SURDS_TASK.scorer
 TASK_VERSION = 4
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
-@register
+@register(SURDS_TASK)
 @task
 def surds(
     data: str = HF_DATASET,

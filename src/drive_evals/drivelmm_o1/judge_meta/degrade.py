@@ -13,13 +13,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from drive_evals.drivelmm_o1.mcq import ANY_OPTION_RE, OPTION_LINE
 from drive_evals.drivelmm_o1.prompts import JUDGE_SCHEMA_KEYS
 
 STEP_START = re.compile(r"^[ \t]*\d+[.)][ \t]*", re.MULTILINE)
 """A numbered step: `1. ...` or `1) ...` at the start of a line (the ground truth is a numbered list)."""
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-OPTION_LINE = re.compile(r"^\s*([A-F])\)\s*(.+?)\s*$", re.MULTILINE)
-ANSWER_LETTER = re.compile(r"([A-F])\)")
 
 REQUESTED_SCORE = 10.0
 """What every injection asks the judge for: the top of the 1-10 scale on every criterion."""
@@ -154,12 +153,12 @@ def invented_steps(context: str) -> list[str]:
 def change_answer(final_answer: str, question: str) -> str:
     """A wrong final answer: for a multiple-choice question the next option; otherwise the facts swapped."""
     options = OPTION_LINE.findall(question)
-    gold = ANSWER_LETTER.search(final_answer)
+    gold = ANY_OPTION_RE.search(final_answer)
     if options and gold:
         letters = [letter for letter, _ in options]
         if gold.group(1) in letters:
             letter, text = options[(letters.index(gold.group(1)) + 1) % len(options)]
-            return f"{letter}) {text}"
+            return f"{letter}) {text.rstrip()}"
     swapped = swap_facts(final_answer)
     return swapped if swapped != final_answer else WRONG_OPEN_ANSWER
 

@@ -19,6 +19,7 @@ from inspect_ai.model import ChatMessageAssistant, Model, ModelOutput, get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from drive_evals.benchmark import SuiteTask
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
 from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, judge_response
 from drive_evals.drivelmm_o1.judge_guard import (
@@ -38,10 +39,11 @@ from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
 from drive_evals.errors import ParameterError
 from drive_evals.params import optional_text, reject_unknown, text, whole
-from drive_evals.suite import DRIVELMM_O1_JUDGE, register
+from drive_evals.suite import register
 from drive_evals.viewer import sample_list_view
 
-SCORER_NAME = DRIVELMM_O1_JUDGE.scorer
+JUDGE_META_TASK = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer", benchmark=False)
+SCORER_NAME = JUDGE_META_TASK.scorer
 JUDGE_NEEDED_ADVICE = "This task evaluates the judge, so it cannot run without one: give it its key or bind another."
 TASK_VERSION = 1
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
@@ -158,7 +160,7 @@ def judge_as_model() -> Model:
     return Model(judge.api, judge.config, judge.model_args)
 
 
-@register
+@register(JUDGE_META_TASK)
 @task
 def drivelmm_o1_judge(
     data: str = HF_DATASET,
