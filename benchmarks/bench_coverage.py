@@ -38,23 +38,16 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
-from drive_evals.report.paired import (  # noqa: E402
+from drive_evals.stats.clustered import bell_mccaffrey_df, cr2_stderr, equal_group_mean  # noqa: E402
+from drive_evals.stats.distributions import t_quantile  # noqa: E402
+from drive_evals.stats.intervals import ZERO_STDERR, kish_units, mean_interval, score_interval  # noqa: E402
+from drive_evals.stats.paired import (  # noqa: E402
     CONFIDENCE,
     SEED,
     inverted_interval,
     min_clusters,
     paired_difference,
     paired_tests,
-)
-from drive_evals.stats import (  # noqa: E402
-    ZERO_STDERR,
-    bell_mccaffrey_df,
-    cr2_stderr,
-    equal_group_mean,
-    kish_units,
-    mean_interval,
-    score_interval,
-    t_quantile,
 )
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 
-from drive_evals.betting import PRIOR_VARIANCE, TRUNCATION
+from drive_evals.stats.betting import PRIOR_VARIANCE, TRUNCATION
 
 ALPHA = 0.05
 BISECTIONS = 40

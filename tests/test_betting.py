@@ -8,8 +8,8 @@ from collections.abc import Hashable
 import pytest
 from betting_reference import ALPHA, reference_capital
 
-from drive_evals.betting import COARSE_STEPS, FINE_STEPS, betting_interval
-from drive_evals.stats import mean_interval
+from drive_evals.stats.betting import COARSE_STEPS, FINE_STEPS, betting_interval
+from drive_evals.stats.intervals import mean_interval
 
 STEP = 1.0 / (COARSE_STEPS * FINE_STEPS)
 """The fine grid's spacing: a reported bound is rejected, the candidate one step inside it is kept."""

@@ -19,7 +19,7 @@ MODULES = sorted(
 
 
 def test_the_walk_finds_both_benchmarks_modules() -> None:
-    assert {"drive_evals.surds.rules", "drive_evals.drivelmm_o1.judge", "drive_evals.report.paired"} <= set(MODULES)
+    assert {"drive_evals.surds.rules", "drive_evals.drivelmm_o1.judge", "drive_evals.stats.paired"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

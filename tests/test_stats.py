@@ -9,20 +9,10 @@ from collections.abc import Hashable
 import numpy as np
 from inspect_ai.scorer import SampleScore, Score, stderr
 
-from drive_evals.betting import betting_interval
-from drive_evals.stats import (
-    CONFIDENCE,
-    MIN_SCORE_CLUSTERS,
-    bell_mccaffrey_df,
-    beta_quantile,
-    clustered_stderr,
-    cr2_stderr,
-    equal_group_mean,
-    kish_units,
-    mean_interval,
-    score_interval,
-    t_quantile,
-)
+from drive_evals.stats.betting import betting_interval
+from drive_evals.stats.clustered import bell_mccaffrey_df, clustered_stderr, cr2_stderr, equal_group_mean
+from drive_evals.stats.distributions import beta_quantile, t_quantile
+from drive_evals.stats.intervals import CONFIDENCE, MIN_SCORE_CLUSTERS, kish_units, mean_interval, score_interval
 
 
 def inspect_clustered_stderr(values: list[float], clusters: list[str]) -> float:

@@ -65,7 +65,7 @@ class UnitMetric:
     subsets' from the units, and does not flag them as missing from the log)."""
     continuous: bool = False
     """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is the
-    betting interval, which holds whatever their distribution (`stats.mean_interval`; a mean over subsets keeps
+    betting interval, which holds whatever their distribution (`stats.intervals.mean_interval`; a mean over subsets keeps
     Korn-Graubard's)."""
 
 

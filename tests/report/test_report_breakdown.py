@@ -19,7 +19,7 @@ from inspect_ai.log import EvalLog, write_eval_log
 
 from drive_evals.data import demo_dir
 from drive_evals.report import write_report
-from drive_evals.report.paired import paired_difference
+from drive_evals.stats.paired import paired_difference
 from drive_evals.surds.units import CENTERNESS_SUBSET
 from report.test_report_tables import BOUND_TOLERANCE, interval, read_csv
 

@@ -8,7 +8,9 @@ import random
 import numpy as np
 import pytest
 
-from drive_evals.report.paired import (
+from drive_evals.stats.clustered import bell_mccaffrey_df
+from drive_evals.stats.distributions import t_cdf, t_quantile
+from drive_evals.stats.paired import (
     FEW_CLUSTERS,
     holm_adjust,
     inverted_interval,
@@ -16,8 +18,7 @@ from drive_evals.report.paired import (
     paired_difference,
     paired_tests,
 )
-from drive_evals.report.paired_score import null_variance
-from drive_evals.stats import bell_mccaffrey_df, t_cdf, t_quantile
+from drive_evals.stats.score_test import null_variance
 
 
 def test_estimate_and_exact_p_by_hand() -> None:

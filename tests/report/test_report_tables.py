@@ -19,9 +19,10 @@ import pytest
 from betting_reference import reference_bounds
 from inspect_ai.log import EvalLog
 
-from drive_evals.betting import COARSE_STEPS, FINE_STEPS
-from drive_evals.report.paired import paired_difference
-from drive_evals.stats import MIN_SCORE_CLUSTERS, bell_mccaffrey_df, score_interval
+from drive_evals.stats.betting import COARSE_STEPS, FINE_STEPS
+from drive_evals.stats.clustered import bell_mccaffrey_df
+from drive_evals.stats.intervals import MIN_SCORE_CLUSTERS, score_interval
+from drive_evals.stats.paired import paired_difference
 from drive_evals.surds.units import CENTERNESS_SUBSET
 
 BOUND_TOLERANCE = 1.0 / (COARSE_STEPS * FINE_STEPS)

@@ -22,7 +22,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from drive_evals.attempts import missing_units
 from drive_evals.drivelmm_o1.agreement import krippendorff_alpha_interval
 from drive_evals.drivelmm_o1.prompts import CRITERIA
-from drive_evals.stats import clustered_stderr
+from drive_evals.stats.clustered import clustered_stderr
 
 REASONING = "reasoning_score"
 JUDGE_OVERALL = "judge_overall"

@@ -2,7 +2,7 @@
 
 A level's estimate is the same estimator as the main table's (SURDS `overall`: the equal mean over the subsets that
 have units at that level; a subset or DriveLMM-o1 metric: the plain mean), with the main tables' interval
-(`stats.mean_interval`, clustered by image or frame). Outcome dimensions give the share of units with
+(`stats.intervals.mean_interval`, clustered by image or frame). Outcome dimensions give the share of units with
 each outcome. Levels with few units or clusters are kept and flagged. Two comparable models are compared per level
 with the main report's paired test (cluster sign-flip and bounded score test) and the interval inverting it where
 a level has enough units.
@@ -17,13 +17,6 @@ from typing import Any
 
 from drive_evals.benchmark import Benchmark, BreakdownSpec, UnitMetric
 from drive_evals.report.compare import BenchmarkView, paired_units
-from drive_evals.report.paired import (
-    CSV_POWER_COLUMNS,
-    CSV_TEST_COLUMNS,
-    PairedDifference,
-    csv_fields,
-    paired_difference,
-)
 from drive_evals.report.runs import Run, Unit, unit_value
 from drive_evals.report.tables import (
     DETECTABLE,
@@ -34,7 +27,15 @@ from drive_evals.report.tables import (
     paired_reasons,
     percent,
 )
-from drive_evals.stats import clustered_stderr, equal_group_mean, mean_interval
+from drive_evals.stats.clustered import clustered_stderr, equal_group_mean
+from drive_evals.stats.intervals import mean_interval
+from drive_evals.stats.paired import (
+    CSV_POWER_COLUMNS,
+    CSV_TEST_COLUMNS,
+    PairedDifference,
+    csv_fields,
+    paired_difference,
+)
 
 MIN_UNITS = 20
 MIN_CLUSTERS = 5

@@ -16,9 +16,9 @@ from itertools import combinations
 from pathlib import Path
 
 from drive_evals.benchmark import Benchmark, UnitMetric
-from drive_evals.report.paired import PairedDifference, holm_adjust, paired_difference
 from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, Unit, unit_value
-from drive_evals.stats import equal_group_mean
+from drive_evals.stats.clustered import equal_group_mean
+from drive_evals.stats.paired import PairedDifference, holm_adjust, paired_difference
 
 BLIND_SUFFIX = " [blind]"
 

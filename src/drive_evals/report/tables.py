@@ -3,7 +3,7 @@
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
 are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for a metric's scores
-between 0 and 1 Waudby-Smith and Ramdas's betting intervals (`stats.mean_interval`); they stay in [0, 1]. Paired
+between 0 and 1 Waudby-Smith and Ramdas's betting intervals (`stats.intervals.mean_interval`); they stay in [0, 1]. Paired
 rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage, and
 the shapes where it does not: docs/statistics.md.
 """
@@ -18,15 +18,10 @@ from urllib.parse import unquote, urlparse
 
 from drive_evals.benchmark import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
-from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
-from drive_evals.stats import (
-    CONFIDENCE,
-    MIN_SCORE_CLUSTERS,
-    clustered_stderr,
-    equal_group_mean,
-    mean_interval,
-)
+from drive_evals.stats.clustered import clustered_stderr, equal_group_mean
+from drive_evals.stats.intervals import CONFIDENCE, MIN_SCORE_CLUSTERS, mean_interval
+from drive_evals.stats.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
 
 SCALE = 100
 """Tables print fractions as percentages, the papers' convention."""

@@ -21,7 +21,7 @@ import math
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.attempts import MissingUnit, missing_units
-from drive_evals.stats import GroupedEstimate, equal_group_mean
+from drive_evals.stats.clustered import GroupedEstimate, equal_group_mean
 from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
 from drive_evals.truncation import TRUNCATED_KEY
 

@@ -4,7 +4,7 @@ Units that share an image (SURDS) or a frame (DriveLMM-o1) are not independent. 
 mean over groups of the per-group mean difference (one group: the plain mean difference), so SURDS `overall` is
 compared the way it is defined. Two tests look at the data. A studentized sign-flip test that flips whole clusters
 is exact for "no difference" (the labels A and B are then exchangeable); a clustered score test that knows the
-values are bounded (`paired_score`) holds its coverage at every other difference too, where the sign-flip test's
+values are bounded (`score_test`) holds its coverage at every other difference too, where the sign-flip test's
 symmetry fails for rare outcomes. The p-value of no difference is the larger of the two (valid whenever either is);
 the 95% interval inverts the score test and reaches 0 whenever that p-value is above 0.05, so the interval excludes
 0 exactly when p < 0.05. Pure functions of their inputs and a fixed seed: the same logs always give the same
@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from drive_evals.report.paired_score import PairedScoreTest
-from drive_evals.stats import CONFIDENCE, ZERO_STDERR, t_quantile
+from drive_evals.stats.distributions import t_quantile
+from drive_evals.stats.intervals import CONFIDENCE, ZERO_STDERR
+from drive_evals.stats.score_test import PairedScoreTest
 
 SIGN_FLIPS = 10_000
 """Monte Carlo sign-flip draws; with at most log2(SIGN_FLIPS) clusters every sign pattern is enumerated instead."""

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from drive_evals.stats import ZERO_STDERR, bell_mccaffrey_df, cr2_stderr, t_cdf
+from drive_evals.stats.clustered import bell_mccaffrey_df, cr2_stderr
+from drive_evals.stats.distributions import t_cdf
+from drive_evals.stats.intervals import ZERO_STDERR
 
 FloatArray = npt.NDArray[np.float64]
 
