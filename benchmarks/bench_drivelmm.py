@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from common import INSPECT_CACHE_ENV, MIB, measure, report, table
-from fullsize_data import O1Layout, ensure_drivelmm
+from fullsize_data import DriveLMMLayout, ensure_drivelmm
 from instant_server import InstantServer, marks_text, memory_marks
 
 from drive_evals.drivelmm_o1.dataset import ImageOptions, check_files, frame_images
 from drive_evals.drivelmm_o1.images import build_grids
-from drive_evals.drivelmm_o1.records import O1Record, load_records
+from drive_evals.drivelmm_o1.records import DriveLMMRecord, load_records
 
 CONNECTIONS = 16
 WARM_TARGET_SECONDS = 1.0
@@ -36,7 +36,7 @@ REQUESTS_PER_SAMPLE = 2
 T = TypeVar("T")
 
 
-def frame_views(layout: O1Layout) -> tuple[list[O1Record], dict[str, Path], dict[str, list[Path]]]:
+def frame_views(layout: DriveLMMLayout) -> tuple[list[DriveLMMRecord], dict[str, Path], dict[str, list[Path]]]:
     """The records, their resolved camera files, and each frame's six views in grid order (the grids' input)."""
     records = load_records(layout.test_file)
     paths = check_files(records, layout.nuscenes_root, lidar=False)
@@ -50,7 +50,7 @@ def timed(action: Callable[[], T]) -> tuple[T, float, float]:
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def grid_rows(layout: O1Layout, cache: Path) -> tuple[list[list[object]], float]:
+def grid_rows(layout: DriveLMMLayout, cache: Path) -> tuple[list[list[object]], float]:
     """Cold and warm grid building, serial and parallel; returns the rows and the warm preparation time."""
     records, paths, frames = frame_views(layout)
     rows: list[list[object]] = []
@@ -75,7 +75,7 @@ def grid_rows(layout: O1Layout, cache: Path) -> tuple[list[list[object]], float]
     return rows, prepare_wall
 
 
-def full_run(layout: O1Layout, cache: Path, work: Path, connections: int) -> tuple[list[object], int, str]:
+def full_run(layout: DriveLMMLayout, cache: Path, work: Path, connections: int) -> tuple[list[object], int, str]:
     """The whole benchmark through `inspect eval`, model and judge both answered by the instant server."""
     with InstantServer() as server:
         command = [

@@ -28,7 +28,7 @@ from pathlib import Path
 from bench_drivelmm import CACHE_ENV, frame_views
 from bench_surds_run import MAX_TOKENS, MODEL, TEMPERATURE
 from common import INSPECT_CACHE_ENV, ensure_evalscope, measure, report, table
-from fullsize_data import O1_FRAMES, bench_dir, ensure_drivelmm, ensure_surds
+from fullsize_data import DRIVELMM_O1_FRAMES, bench_dir, ensure_drivelmm, ensure_surds
 from instant_server import FakeRequest, InstantServer, instant_policy
 
 from drive_evals.data import LocalSnapshot
@@ -152,7 +152,7 @@ def surds_workload() -> Workload:
     return Workload(f"SURDS subsets {', '.join(SUBSETS)}", len(samples), sum(prompts), task_args, {}, root, prompts)
 
 
-def drivelmm_workload(frame_count: int = O1_FRAMES) -> Workload:
+def drivelmm_workload(frame_count: int = DRIVELMM_O1_FRAMES) -> Workload:
     """DriveLMM-o1 with its judge on the same server; the grids are built once, before any cell is timed.
 
     `frame_count` below 539: the first frames of the full-size data only (fullsize_data.ensure_drivelmm).

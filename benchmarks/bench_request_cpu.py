@@ -14,7 +14,7 @@ its own baseline (baseline, candidate, baseline, candidate, ...) so that a drift
 an effect counts only when every pair's ratio lies beyond the baseline's own spread, on the same side.
 The candidates: the live metric count, score and sample metadata size, the display, `--log-buffer`,
 `--max-samples` above `--max-connections`, Inspect's default logging, and with `--judge` DriveLMM-o1's second
-model client (the judge) against `-T judge=false`, on the first `--o1-frames` frames of the full-size data.
+model client (the judge) against `-T judge=false`, on the first `--drivelmm-o1-frames` frames of the full-size data.
 Results go to docs/performance-results.md with the load average.
 """
 
@@ -309,11 +309,11 @@ def main() -> None:
     )
     parser.add_argument("--judge", action="store_true", help="add DriveLMM-o1's judge as a candidate")
     parser.add_argument("--versus-control", action="store_true", help="add SURDS against the control as a candidate")
-    parser.add_argument("--o1-frames", type=int, default=JUDGE_FRAMES, help="DriveLMM-o1 frames for --judge")
+    parser.add_argument("--drivelmm-o1-frames", type=int, default=JUDGE_FRAMES, help="DriveLMM-o1 frames for --judge")
     args = parser.parse_args()
     workloads = {"control": control_workload(args.requests), "surds": surds_workload()}
     if args.judge:
-        workloads.update(judge_workloads(args.o1_frames))
+        workloads.update(judge_workloads(args.drivelmm_o1_frames))
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     sections = []
     if not args.no_table:
@@ -365,8 +365,9 @@ def main() -> None:
     if args.judge:
         notes.append(judge_note(compared[-1]))
         notes.append(
-            f"- DriveLMM-o1: the first {args.o1_frames} frames of the full-size data ({workloads[JUDGED].units} "
-            "questions; six 1600x900 JPEG views a frame in the 2x3 grid, built and cached before timing); judge "
+            f"- DriveLMM-o1: the first {args.drivelmm_o1_frames} frames of the full-size data "
+            f"({workloads[JUDGED].units} questions; six 1600x900 JPEG views a frame in the 2x3 grid, built and cached "
+            "before timing); judge "
             f"`{JUDGE_ROLE}` on the same server, answering after the same L."
         )
     notes.append(f"- load average before / after: {load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}.")

@@ -37,7 +37,7 @@ import make_demo as demo  # noqa: E402  (the demo generator's drawing code, impo
 
 BENCH_DIR_ENV = "DRIVE_EVALS_BENCH_DIR"
 SURDS_VERSION = 1
-O1_VERSION = 3
+DRIVELMM_O1_VERSION = 3
 """Bump a version when that data set's generator changes, so data cached by an older generator is rebuilt."""
 COMPLETE_MARKER = ".complete"
 
@@ -45,12 +45,12 @@ SURDS_RECORDS = 5919
 SURDS_PAIRS = 925
 """Two-object records, one object pair each: 925 pairs, as on SURDS_eval (1,850 images used by the units)."""
 SURDS_SEED = 5919
-O1_FRAMES = 539
-O1_QUESTIONS = 4633
-O1_SEED = 539
-O1_FIRST_CAPTURE = datetime.datetime(2018, 7, 24, 11, 22, 45, tzinfo=datetime.UTC)
-O1_CAPTURE_STEP = datetime.timedelta(minutes=7, seconds=13)
-O1_LIDAR_US_STEP = 500_000
+DRIVELMM_O1_FRAMES = 539
+DRIVELMM_O1_QUESTIONS = 4633
+DRIVELMM_O1_SEED = 539
+DRIVELMM_O1_FIRST_CAPTURE = datetime.datetime(2018, 7, 24, 11, 22, 45, tzinfo=datetime.UTC)
+DRIVELMM_O1_CAPTURE_STEP = datetime.timedelta(minutes=7, seconds=13)
+DRIVELMM_O1_LIDAR_US_STEP = 500_000
 
 NOISE_SIGMA = 7.0
 """Gaussian sensor noise (grey levels): what makes the files as large and slow to code as real camera images."""
@@ -79,8 +79,8 @@ LARGE_MIN_DEPTH_M = 12.0
 COLUMN_RANGE_PX = (120, 1480)
 SECTOR_JITTER_DEG = 17.0
 """Headings stay this close to a sector centre, clear of the 5-degree margin `make_demo` enforces."""
-O1_OBJECTS = (4, 8)
-O1_RANGE_M = 30.0
+DRIVELMM_O1_OBJECTS = (4, 8)
+DRIVELMM_O1_RANGE_M = 30.0
 
 Job = TypeVar("Job")
 
@@ -215,7 +215,7 @@ def ensure_surds(base: Path | None = None) -> Path:
 
 
 @dataclass(frozen=True)
-class O1Layout:
+class DriveLMMLayout:
     """Where the generated DriveLMM-o1 data is: the test file and the nuScenes-like root."""
 
     test_file: Path
@@ -232,29 +232,31 @@ def _question_pool() -> dict[bool, list[demo.QA]]:
     return pool
 
 
-def o1_frames() -> list[demo.Frame]:
+def drivelmm_o1_frames() -> list[demo.Frame]:
     """539 frames with random objects around the ego vehicle and 8 or 9 questions each (4,633 in all).
 
     Questions come from the demo's; a last reasoning step naming the frame makes every judge prompt unique, so a
     run's judge calls are not answered from Inspect's cache.
     """
-    rng = random.Random(O1_SEED)
+    rng = random.Random(DRIVELMM_O1_SEED)
     pool = _question_pool()
-    longer = set(rng.sample(range(O1_FRAMES), O1_QUESTIONS - 8 * O1_FRAMES))
+    longer = set(rng.sample(range(DRIVELMM_O1_FRAMES), DRIVELMM_O1_QUESTIONS - 8 * DRIVELMM_O1_FRAMES))
     frames = []
-    for number in range(O1_FRAMES):
-        captured = O1_FIRST_CAPTURE + number * O1_CAPTURE_STEP
+    for number in range(DRIVELMM_O1_FRAMES):
+        captured = DRIVELMM_O1_FIRST_CAPTURE + number * DRIVELMM_O1_CAPTURE_STEP
         log = "n015-" + captured.strftime("%Y-%m-%d-%H-%M-%S") + "+0800"
         objects = tuple(
             demo.SceneObject(
                 category,
                 rng.choice(list(demo.PALETTE)),
-                round(rng.uniform(-O1_RANGE_M, O1_RANGE_M), 1),
-                round(rng.uniform(-O1_RANGE_M / 2, O1_RANGE_M / 2), 1),
+                round(rng.uniform(-DRIVELMM_O1_RANGE_M, DRIVELMM_O1_RANGE_M), 1),
+                round(rng.uniform(-DRIVELMM_O1_RANGE_M / 2, DRIVELMM_O1_RANGE_M / 2), 1),
                 round(rng.uniform(-180.0, 180.0), 1),
             )
             for category in rng.choices(
-                [c for c, *_ in SURDS_CATEGORIES], [w for *_, w in SURDS_CATEGORIES], k=rng.randint(*O1_OBJECTS)
+                [c for c, *_ in SURDS_CATEGORIES],
+                [w for *_, w in SURDS_CATEGORIES],
+                k=rng.randint(*DRIVELMM_O1_OBJECTS),
             )
         )
         context = "**Frame context**: {} annotated objects are around the ego vehicle in log {} (question {})."
@@ -263,12 +265,12 @@ def o1_frames() -> list[demo.Frame]:
             for q in range(1, (9 if number in longer else 8) + 1)
             for qa in [rng.choice(pool[q in demo.MCQ_NUMBERS])]
         )
-        lidar_us = int(captured.timestamp() * 1_000_000) + number * O1_LIDAR_US_STEP
+        lidar_us = int(captured.timestamp() * 1_000_000) + number * DRIVELMM_O1_LIDAR_US_STEP
         frames.append(demo.Frame(log, lidar_us, objects, questions))
     return frames
 
 
-def o1_records(frames: Iterable[demo.Frame]) -> list[dict[str, object]]:
+def drivelmm_o1_records(frames: Iterable[demo.Frame]) -> list[dict[str, object]]:
     """`DriveLMMo1_TEST.json` records, as the demo generator writes them."""
     return [
         {
@@ -284,7 +286,7 @@ def o1_records(frames: Iterable[demo.Frame]) -> list[dict[str, object]]:
     ]
 
 
-def _render_o1_frame(item: tuple[Path, int, demo.Frame]) -> None:
+def _render_drivelmm_o1_frame(item: tuple[Path, int, demo.Frame]) -> None:
     root, seed, frame = item
     rng = random.Random(f"bench-o1:{frame.log}")
     for camera in demo.CAMERAS:
@@ -298,28 +300,30 @@ def _render_o1_frame(item: tuple[Path, int, demo.Frame]) -> None:
         lidar.write_bytes(demo.lidar_points(frame, seed).tobytes())
 
 
-def ensure_drivelmm(base: Path | None = None, frames: int = O1_FRAMES) -> O1Layout:
+def ensure_drivelmm(base: Path | None = None, frames: int = DRIVELMM_O1_FRAMES) -> DriveLMMLayout:
     """The full-size DriveLMM-o1 test file and nuScenes root, generated if missing.
 
     `frames` below 539 gives the first frames of the same data (the same images, at full resolution, and the same
     questions) in a directory of its own: enough for a per-request measurement, in a fraction of the 26-30 minutes
     of CPU the whole set takes to generate.
     """
-    if not 1 <= frames <= O1_FRAMES:
-        raise ValueError(f"frames={frames}: must be 1-{O1_FRAMES}")
-    root = (base or bench_dir()) / ("drivelmm_o1" if frames == O1_FRAMES else f"drivelmm_o1-{frames}-frames")
-    layout = O1Layout(root / "DriveLMMo1_TEST.json", root / "nuscenes")
-    if _is_complete(root, O1_VERSION):
+    if not 1 <= frames <= DRIVELMM_O1_FRAMES:
+        raise ValueError(f"frames={frames}: must be 1-{DRIVELMM_O1_FRAMES}")
+    root = (base or bench_dir()) / ("drivelmm_o1" if frames == DRIVELMM_O1_FRAMES else f"drivelmm_o1-{frames}-frames")
+    layout = DriveLMMLayout(root / "DriveLMMo1_TEST.json", root / "nuscenes")
+    if _is_complete(root, DRIVELMM_O1_VERSION):
         return layout
     print(f"Generating full-size DriveLMM-o1 data in {root} ({frames} frames x 6 JPEG views, {workers()} processes)")
-    selected = o1_frames()[:frames]  # the generator draws frame by frame: a prefix is the full set's first frames
+    selected = drivelmm_o1_frames()[
+        :frames
+    ]  # the generator draws frame by frame: a prefix is the full set's first frames
     for folder in (*demo.CAMERAS, "LIDAR_TOP"):
         (layout.nuscenes_root / "samples" / folder).mkdir(parents=True, exist_ok=True)
-    items = [(layout.nuscenes_root, O1_SEED + n, frame) for n, frame in enumerate(selected)]
-    _run_parallel(_render_o1_frame, items, "DriveLMM-o1 frames")
-    text = json.dumps(o1_records(selected), indent=4, ensure_ascii=False) + "\n"
+    items = [(layout.nuscenes_root, DRIVELMM_O1_SEED + n, frame) for n, frame in enumerate(selected)]
+    _run_parallel(_render_drivelmm_o1_frame, items, "DriveLMM-o1 frames")
+    text = json.dumps(drivelmm_o1_records(selected), indent=4, ensure_ascii=False) + "\n"
     layout.test_file.write_text(text, encoding="utf-8")
-    (root / COMPLETE_MARKER).write_text(str(O1_VERSION))
+    (root / COMPLETE_MARKER).write_text(str(DRIVELMM_O1_VERSION))
     return layout
 
 
@@ -340,12 +344,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--dir", type=Path, default=None, help=f"output directory (default {bench_dir()})")
     parser.add_argument(
-        "--o1-frames", type=int, default=O1_FRAMES, help=f"DriveLMM-o1: only the first N frames (default {O1_FRAMES})"
+        "--drivelmm-o1-frames",
+        type=int,
+        default=DRIVELMM_O1_FRAMES,
+        help=f"DriveLMM-o1: only the first N frames (default {DRIVELMM_O1_FRAMES})",
     )
     args = parser.parse_args()
     surds = ensure_surds(args.dir)
     print("SURDS:", describe((surds / "validation" / "image").rglob("*.webp")))
-    o1 = ensure_drivelmm(args.dir, args.o1_frames)
+    o1 = ensure_drivelmm(args.dir, args.drivelmm_o1_frames)
     print("DriveLMM-o1:", describe((o1.nuscenes_root / "samples").rglob("*.jpg")))
 
 

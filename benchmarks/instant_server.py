@@ -32,7 +32,7 @@ MEMORY_MARKS = (0.1, 0.5, 1.0)
 """Shares of a run's requests at which the harness's peak memory so far is recorded."""
 
 SURDS_ANSWER = "<think>The two objects look alike.</think>\n<answer>Almost the same</answer>"
-O1_ANSWER = (
+DRIVELMM_O1_ANSWER = (
     "Reasoning Steps:\n1. **Scan the views**: The top middle image shows the road ahead.\n"
     "2. **Conclude**: The ego vehicle should keep its lane.\nFinal Answer: A) Keep the lane."
 )
@@ -59,7 +59,7 @@ def instant_policy(request: FakeRequest) -> str:
     """A SURDS-style answer, a DriveLMM-o1-style answer, or (for a structured-output request) a judge reply."""
     if request.config.response_format is not None:
         return JUDGE_REPLY
-    return O1_ANSWER if "Final Answer" in "".join(request.texts) else SURDS_ANSWER
+    return DRIVELMM_O1_ANSWER if "Final Answer" in "".join(request.texts) else SURDS_ANSWER
 
 
 class InstantServer(FakeModelServer):

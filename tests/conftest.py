@@ -23,7 +23,7 @@ XDIST_GROUPS = {
     ("report", "report_run"): "report-runs",
     ("", "surds_chance_log"): "chance-runs",
     ("", "judge_meta_logs"): "judge-meta-runs",
-    ("", "o1_run"): "reducer-runs",
+    ("", "drivelmm_o1_run"): "reducer-runs",
     ("", "regenerated"): "demo-regeneration",
     ("fakeserver", "hung_runs"): "hung-runs",
 }

@@ -95,8 +95,8 @@ class ChanceRuns:
 
     surds_normal: EvalLog
     surds_blind: EvalLog
-    o1_normal: EvalLog
-    o1_blind: EvalLog
+    drivelmm_o1_normal: EvalLog
+    drivelmm_o1_blind: EvalLog
 
 
 @contextmanager
@@ -142,9 +142,9 @@ def chance_runs(surds_normal: EvalLog, log_dir: Path) -> ChanceRuns:
     normal, blind = {"data": DEMO}, {"data": DEMO, "blind": True}
     surds_blind = _eval(SURDS.qualified, log_dir, model=CHANCE, model_args=seed, task_args=blind, **NO_SAMPLES)
     judged = {"model": CHANCE, "model_args": seed, "model_roles": {"grader": CHANCE}}
-    o1_normal = _eval(DRIVELMM_O1.qualified, log_dir, task_args=normal, **judged)
-    o1_blind = _eval(DRIVELMM_O1.qualified, log_dir, task_args=blind, **judged, **NO_SAMPLES)
-    return ChanceRuns(surds_normal, surds_blind, o1_normal, o1_blind)
+    drivelmm_o1_normal = _eval(DRIVELMM_O1.qualified, log_dir, task_args=normal, **judged)
+    drivelmm_o1_blind = _eval(DRIVELMM_O1.qualified, log_dir, task_args=blind, **judged, **NO_SAMPLES)
+    return ChanceRuns(surds_normal, surds_blind, drivelmm_o1_normal, drivelmm_o1_blind)
 
 
 @dataclass(frozen=True)
@@ -190,15 +190,21 @@ def chance_passages(runs: ChanceRuns) -> dict[str, Expected]:
     surds_n, surds_b = metrics(runs.surds_normal, SURDS.scorer), metrics(runs.surds_blind, SURDS.scorer)
     # The convention readings are computed from the samples, as `drive-evals report` does (not log metrics).
     surds_n.update(surds_diagnostics(read_eval_log_sample_summaries(runs.surds_normal.location)))
-    o1_n, o1_b = metrics(runs.o1_normal, DRIVELMM_O1.scorer), metrics(runs.o1_blind, DRIVELMM_O1.scorer)
-    assert o1_n["mcq_items"] == o1_b["mcq_items"]
-    judge = runs.o1_normal.stats.role_usage["grader"]  # the first run on an empty cache: every judge call counted
-    assert runs.o1_normal.samples is not None
+    drivelmm_o1_n, drivelmm_o1_b = (
+        metrics(runs.drivelmm_o1_normal, DRIVELMM_O1.scorer),
+        metrics(runs.drivelmm_o1_blind, DRIVELMM_O1.scorer),
+    )
+    assert drivelmm_o1_n["mcq_items"] == drivelmm_o1_b["mcq_items"]
+    judge = runs.drivelmm_o1_normal.stats.role_usage[
+        "grader"
+    ]  # the first run on an empty cache: every judge call counted
+    assert runs.drivelmm_o1_normal.samples is not None
     return {
         "blind-gap": Expected(
             f"SURDS overall {surds_n['overall']:.3f} normal, {surds_b['overall']:.3f} blind; DriveLMM-o1 with a "
-            f"chance judge, reasoning {o1_n['reasoning_score']:.3f} and {o1_b['reasoning_score']:.3f}, MCQ "
-            f"{o1_n['mcq_accuracy']:.3f} and {o1_b['mcq_accuracy']:.3f} on {o1_n['mcq_items']:.0f} items",
+            f"chance judge, reasoning {drivelmm_o1_n['reasoning_score']:.3f} and "
+            f"{drivelmm_o1_b['reasoning_score']:.3f}, MCQ {drivelmm_o1_n['mcq_accuracy']:.3f} and "
+            f"{drivelmm_o1_b['mcq_accuracy']:.3f} on {drivelmm_o1_n['mcq_items']:.0f} items",
             False,
         ),
         "xy2d-chance": Expected(
@@ -206,7 +212,7 @@ def chance_passages(runs: ChanceRuns) -> dict[str, Expected]:
         ),
         "judge-tokens": Expected(
             f"reports {judge.input_tokens:,} input and {judge.output_tokens:,} output judge tokens for "
-            f"{len(runs.o1_normal.samples)} samples",
+            f"{len(runs.drivelmm_o1_normal.samples)} samples",
             False,
         ),
     }

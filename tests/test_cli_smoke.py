@@ -55,17 +55,17 @@ def test_every_task_runs_from_one_inspect_eval_command(tmp_path: Path) -> None:
     # `records` belongs to the judge task only: the other two say so and run with their defaults
     assert "-T records is a parameter of drivelmm_o1_judge only; ignored here" in result.stdout + result.stderr
 
-    surds_log, o1_log, judge_log = logs[SURDS], logs[O1], logs[JUDGE]
+    surds_log, drivelmm_o1_log, judge_log = logs[SURDS], logs[O1], logs[JUDGE]
     surds = metrics(surds_log, "surds_scorer")
     units = build_units(load_metadata(demo_dir("surds")))
     assert len(surds_log.samples or []) == sum(len(units[s]) for s in SUBSETS)
     assert all(0.0 <= surds[subset] <= 1.0 for subset in SUBSETS) and surds["valid_rate"] == 1.0
     assert (surds_log.eval.metadata or {})["data"]["source"] == "demo"
 
-    o1 = metrics(o1_log, "drivelmm_o1_scorer")
+    o1 = metrics(drivelmm_o1_log, "drivelmm_o1_scorer")
     assert o1["judge_coverage"] == 1.0 and 0.1 <= o1["reasoning_score"] <= 1.0 and 0.0 <= o1["mcq_accuracy"] <= 1.0
-    assert len(o1_log.samples or []) == len(load_records(demo_dir("drivelmm_o1") / TEST_FILE))
-    assert "grader" in (o1_log.eval.model_roles or {})
+    assert len(drivelmm_o1_log.samples or []) == len(load_records(demo_dir("drivelmm_o1") / TEST_FILE))
+    assert "grader" in (drivelmm_o1_log.eval.model_roles or {})
 
     judge = metrics(judge_log, "judge_meta_scorer")
     assert judge["judge_coverage"] == 1.0 and judge["injection_success_rate"] == 0.0

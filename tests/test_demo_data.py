@@ -25,9 +25,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 GENERATOR = REPO_ROOT / "tools" / "make_demo.py"
 DEMO = REPO_ROOT / "src" / "drive_evals" / "demo"
 SURDS_ROOT = DEMO / "surds" / "validation"
-O1_ROOT = DEMO / "drivelmm_o1"
-O1_TEST_FILE = O1_ROOT / "DriveLMMo1_TEST.json"
-NUSCENES_ROOT = O1_ROOT / "nuscenes"
+DRIVELMM_O1_ROOT = DEMO / "drivelmm_o1"
+DRIVELMM_O1_TEST_FILE = DRIVELMM_O1_ROOT / "DriveLMMo1_TEST.json"
+NUSCENES_ROOT = DRIVELMM_O1_ROOT / "nuscenes"
 
 IMAGE_SIZE = (1600, 900)
 SURDS_FIELDS = [
@@ -46,8 +46,8 @@ SURDS_CAMERAS = ("CAM_FRONT", "CAM_FRONT_LEFT", "CAM_FRONT_RIGHT", "CAM_BACK", "
 COMPASS_CLOCKWISE = ("North", "Northeast", "East", "Southeast", "South", "Southwest", "West", "Northwest")
 DIAGONAL = {"Northeast", "Southeast", "Southwest", "Northwest"}
 PROTOCOL_SEED = 42
-O1_FIELDS = ["idx", "image", "question", "final_answer", "steps", "lidar"]
-O1_CAMERAS = ["CAM_FRONT_LEFT", "CAM_FRONT", "CAM_FRONT_RIGHT", "CAM_BACK_RIGHT", "CAM_BACK", "CAM_BACK_LEFT"]
+DRIVELMM_O1_FIELDS = ["idx", "image", "question", "final_answer", "steps", "lidar"]
+DRIVELMM_O1_CAMERAS = ["CAM_FRONT_LEFT", "CAM_FRONT", "CAM_FRONT_RIGHT", "CAM_BACK_RIGHT", "CAM_BACK", "CAM_BACK_LEFT"]
 MCQ_NUMBERS = {2, 3, 4, 5, 8}
 MCQ_INTRO = "Choose from the following answers only"
 OPTION_LINE = re.compile(r"^\s*([A-F])\) (.+)$", re.MULTILINE)
@@ -87,8 +87,8 @@ def surds_records() -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def o1_records() -> list[dict[str, Any]]:
-    records = json.loads(O1_TEST_FILE.read_text(encoding="utf-8"))
+def drivelmm_o1_records() -> list[dict[str, Any]]:
+    records = json.loads(DRIVELMM_O1_TEST_FILE.read_text(encoding="utf-8"))
     assert isinstance(records, list)
     return records
 
@@ -130,7 +130,7 @@ def test_regeneration_gives_the_same_files(regenerated: Path, dataset: str) -> N
 @REGENERATES
 def test_regeneration_gives_identical_annotations_and_sweeps(regenerated: Path) -> None:
     exact = ["surds/validation/metadata.jsonl", "drivelmm_o1/DriveLMMo1_TEST.json"]
-    exact += [f"drivelmm_o1/{p}" for p in relative_files(O1_ROOT) if p.endswith(".pcd.bin")]
+    exact += [f"drivelmm_o1/{p}" for p in relative_files(DRIVELMM_O1_ROOT) if p.endswith(".pcd.bin")]
     assert len(exact) == 5
     for relative in exact:
         assert (regenerated / relative).read_bytes() == (DEMO / relative).read_bytes(), relative
@@ -253,22 +253,22 @@ def test_surds_objects_are_drawn_at_their_boxes(make_demo: ModuleType, surds_rec
 # --- DriveLMM-o1 -------------------------------------------------------------------------------------------------
 
 
-def test_o1_records_have_the_official_fields(o1_records: list[dict[str, Any]]) -> None:
-    for record in o1_records:
-        assert list(record) == O1_FIELDS
+def test_drivelmm_o1_records_have_the_official_fields(drivelmm_o1_records: list[dict[str, Any]]) -> None:
+    for record in drivelmm_o1_records:
+        assert list(record) == DRIVELMM_O1_FIELDS
         assert re.fullmatch(r"[0-9a-f]{32}_[0-9a-f]{32}_([1-9]|10)", record["idx"]), record["idx"]
-        assert [path.split("/")[1] for path in record["image"]] == O1_CAMERAS
+        assert [path.split("/")[1] for path in record["image"]] == DRIVELMM_O1_CAMERAS
         for path in record["image"]:
             assert re.fullmatch(rf"samples/(CAM_[A-Z_]+)/{LOG_NAME}__\1__\d{{16}}\.jpg", path), path
         assert re.fullmatch(rf"samples/LIDAR_TOP/{LOG_NAME}__LIDAR_TOP__\d{{16}}\.pcd\.bin", record["lidar"])
         assert record["steps"].startswith("\n1. ") and "\n2. " in record["steps"]
         assert record["question"].strip() and record["final_answer"].strip()
-    assert len({record["idx"] for record in o1_records}) == len(o1_records)
+    assert len({record["idx"] for record in drivelmm_o1_records}) == len(drivelmm_o1_records)
 
 
-def test_o1_frames_share_their_files(o1_records: list[dict[str, Any]]) -> None:
+def test_drivelmm_o1_frames_share_their_files(drivelmm_o1_records: list[dict[str, Any]]) -> None:
     frames: dict[str, list[dict[str, Any]]] = {}
-    for record in o1_records:
+    for record in drivelmm_o1_records:
         frames.setdefault(record["idx"].rsplit("_", 1)[0], []).append(record)
     assert len(frames) == 3
     logs = set()
@@ -278,11 +278,11 @@ def test_o1_frames_share_their_files(o1_records: list[dict[str, Any]]) -> None:
     assert len(logs) == 3
 
 
-def test_o1_multiple_choice_rule_and_text_disagree_only_where_documented(
-    make_demo: ModuleType, o1_records: list[dict[str, Any]]
+def test_drivelmm_o1_multiple_choice_rule_and_text_disagree_only_where_documented(
+    make_demo: ModuleType, drivelmm_o1_records: list[dict[str, Any]]
 ) -> None:
     disagreements = []
-    for record in o1_records:
+    for record in drivelmm_o1_records:
         by_number = int(record["idx"].rsplit("_", 1)[1]) in MCQ_NUMBERS
         by_text = MCQ_INTRO in record["question"]
         if by_number != by_text:
@@ -294,16 +294,18 @@ def test_o1_multiple_choice_rule_and_text_disagree_only_where_documented(
     assert disagreements == [make_demo.DISAGREEMENT_IDX]
 
 
-def test_o1_options_include_none_of_the_options(o1_records: list[dict[str, Any]]) -> None:
-    assert any("F) None of the options." in record["question"] for record in o1_records)
-    assert any(record["final_answer"] == "F) None of the options." for record in o1_records)
+def test_drivelmm_o1_options_include_none_of_the_options(drivelmm_o1_records: list[dict[str, Any]]) -> None:
+    assert any("F) None of the options." in record["question"] for record in drivelmm_o1_records)
+    assert any(record["final_answer"] == "F) None of the options." for record in drivelmm_o1_records)
 
 
-def test_o1_camera_images_show_their_camera(make_demo: ModuleType, o1_records: list[dict[str, Any]]) -> None:
+def test_drivelmm_o1_camera_images_show_their_camera(
+    make_demo: ModuleType, drivelmm_o1_records: list[dict[str, Any]]
+) -> None:
     colours = make_demo.CAMERA_COLOURS
-    assert len(set(colours.values())) == len(O1_CAMERAS)
+    assert len(set(colours.values())) == len(DRIVELMM_O1_CAMERAS)
     centre_x, centre_y = (side // 2 for side in IMAGE_SIZE)
-    for path in sorted({path for record in o1_records for path in record["image"]}):
+    for path in sorted({path for record in drivelmm_o1_records for path in record["image"]}):
         camera = path.split("/")[1]
         with Image.open(NUSCENES_ROOT / path) as image:
             assert (image.format, image.size, image.mode) == ("JPEG", IMAGE_SIZE, "RGB"), path
@@ -314,11 +316,11 @@ def test_o1_camera_images_show_their_camera(make_demo: ModuleType, o1_records: l
         assert np.abs(patch - np.array(colours[camera])).max() < PATCH_TOLERANCE, path
 
 
-def test_o1_lidar_sweeps_are_readable_and_hold_the_scene_objects(
-    make_demo: ModuleType, o1_records: list[dict[str, Any]]
+def test_drivelmm_o1_lidar_sweeps_are_readable_and_hold_the_scene_objects(
+    make_demo: ModuleType, drivelmm_o1_records: list[dict[str, Any]]
 ) -> None:
     frames = {frame.lidar_path: frame for frame in make_demo.FRAMES}
-    for relative in sorted({record["lidar"] for record in o1_records}):
+    for relative in sorted({record["lidar"] for record in drivelmm_o1_records}):
         path = NUSCENES_ROOT / relative
         size = path.stat().st_size
         assert size > 0 and size % 20 == 0, relative

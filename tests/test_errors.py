@@ -58,10 +58,12 @@ def test_uncaught_error_goes_to_stderr_where_inspects_hook_is(
     passed: list[BaseException] = []
     monkeypatch.setattr(sys, "excepthook", lambda kind, error, traceback: passed.append(error))
     monkeypatch.setattr(errors.inspect_errors, "_exception_hook_set", False)
-    ParameterError("Inspect not used yet")
+    errors.route_errors_to_stderr()
     assert not getattr(sys.excepthook, "drive_evals", False), "without Inspect's hook, Python's stays"
     monkeypatch.setattr(errors.inspect_errors, "_exception_hook_set", True)
     error = ParameterError("x: unknown [bold]value[/bold]")
+    assert not getattr(sys.excepthook, "drive_evals", False), "building an error installs nothing"
+    errors.route_errors_to_stderr()
     other = ValueError("not ours")
     sys.excepthook(ParameterError, error, None)
     sys.excepthook(ValueError, other, None)

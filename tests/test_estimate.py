@@ -143,7 +143,7 @@ def test_unknown_task_or_parameter_is_a_clear_error() -> None:
 
 @pytest.mark.slow  # reads the session's chance run of DriveLMM-o1 (shared with the docs' numbers check)
 def test_output_tokens_from_a_log(chance_logs: ChanceRuns) -> None:
-    log = chance_logs.o1_normal  # on an empty cache: a cached call records no usage
+    log = chance_logs.drivelmm_o1_normal  # on an empty cache: a cached call records no usage
     summaries = read_eval_log_sample_summaries(log.location)
     judge_out = sum(s.role_usage[GRADER_ROLE].output_tokens for s in summaries)
     model_out = sum(sum(u.output_tokens for u in s.model_usage.values()) for s in summaries) - judge_out

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fakeserver import FakeModelServer, FakeRequest, Reply
-from fakeserver.drive import drive_policy, lookup_key, normalise, o1_prompts, o1_reply, surds_prompts
+from fakeserver.drive import drive_policy, drivelmm_o1_prompts, drivelmm_o1_reply, lookup_key, normalise, surds_prompts
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ContentReasoning, Model, get_model
@@ -26,13 +26,13 @@ from drive_evals.drivelmm_o1.prompts import JUDGE_SCHEMA_KEYS, JUDGE_SYSTEM_PROM
 GEMINI_MODEL = "google/gemini-2.0-flash"
 GEMINI_JUDGE = "google/gemini-2.5-flash"
 SURDS, O1 = "drive_evals/surds", "drive_evals/drivelmm_o1"
-SURDS_SCORER, O1_SCORER = "surds_scorer", "drivelmm_o1_scorer"
+SURDS_SCORER, DRIVELMM_O1_SCORER = "surds_scorer", "drivelmm_o1_scorer"
 POLICY = "mixed"
 """Right, wrong, malformed and chance replies, and judge replies that are not JSON: scores are neither 0 nor 1."""
 SURDS_SAMPLES = ["surds-*-000[0-2]"]
 """Three units of each of the six subsets (the pair subsets ask two prompts each)."""
 THOUGHT_MARK = "Thinking it over"
-O1_BATCH_LIMIT = 6
+DRIVELMM_O1_BATCH_LIMIT = 6
 
 
 def is_judge(request: FakeRequest) -> bool:
@@ -153,11 +153,14 @@ def test_drivelmm_o1_judge_sees_the_answer_not_the_thought(fake_model_server: Fa
         if is_judge(request):
             return judge(request)
         key = lookup_key(request.texts, [image.sha256 for image in request.images])
-        return Reply(text=o1_reply("correct", o1_prompts()[key], key), thought=f"{THOUGHT_MARK}. Final Answer: Z")
+        return Reply(
+            text=drivelmm_o1_reply("correct", drivelmm_o1_prompts()[key], key),
+            thought=f"{THOUGHT_MARK}. Final Answer: Z",
+        )
 
     fake_model_server.policy = policy
     log = run(O1, fake_model_server, tmp_path, "gemini", GEMINI_MODEL, judge=True)
-    values = metrics(log, O1_SCORER)
+    values = metrics(log, DRIVELMM_O1_SCORER)
     assert (values["mcq_accuracy"], values["judge_coverage"]) == (1.0, 1.0)
     judged = [r for r in fake_model_server.requests if is_judge(r)]
     assert log.samples is not None and len(judged) == len(log.samples)
@@ -173,7 +176,7 @@ def test_a_batched_gemini_judge_scores_as_direct_calls(
     """`--batch` through Google's batch API (upload, `batchGenerateContent`, polling, download): every judge call
     in a batch job, the scores those of the same judge called directly."""
     fake_model_server.policy = drive_policy(POLICY)
-    model, roles, limit = f"policy/{POLICY}", judge_role(fake_model_server), O1_BATCH_LIMIT
+    model, roles, limit = f"policy/{POLICY}", judge_role(fake_model_server), DRIVELMM_O1_BATCH_LIMIT
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "direct-cache"))
     direct = run(O1, fake_model_server, tmp_path, "direct", model, model_roles=roles, limit=limit)
     direct_calls = len(fake_model_server.requests)

@@ -23,7 +23,7 @@ from inspect_runs import eval_in_process
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing
 
 from drive_evals.drivelmm_o1.judge_meta.metrics import judge_meta_metrics
-from drive_evals.drivelmm_o1.metrics import mcq_metrics, o1_stderr, panel_agreement, reasoning_metrics
+from drive_evals.drivelmm_o1.metrics import drivelmm_o1_stderr, mcq_metrics, panel_agreement, reasoning_metrics
 from drive_evals.replies import REPLIES_REBUILT, REPLY_REBUILT_KEY, replies_rebuilt
 from drive_evals.surds.metrics import LOST_KEY, surds_lost, surds_scores, surds_stderr, surds_validity
 from drive_evals.truncation import truncation
@@ -64,7 +64,7 @@ def surds_run(surds_chance_log: EvalLog) -> Scored:
 
 
 @pytest.fixture(scope="module")
-def o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
+def drivelmm_o1_run(tmp_path_factory: pytest.TempPathFactory) -> Scored:
     tmp = tmp_path_factory.mktemp("o1")
     log = eval_in_process(
         "drive_evals/drivelmm_o1",
@@ -129,10 +129,10 @@ SURDS_METRICS = {
     "surds_validity": surds_validity,
     "truncation": truncation,
 }
-O1_METRICS = {
+DRIVELMM_O1_METRICS = {
     "reasoning_metrics": reasoning_metrics,
     "mcq_metrics": mcq_metrics,
-    "o1_stderr": o1_stderr,
+    "drivelmm_o1_stderr": drivelmm_o1_stderr,
     "panel_agreement": panel_agreement,
     "truncation": truncation,
 }
@@ -144,8 +144,8 @@ def surds_checked(surds_run: Scored) -> BatchedCheck:
 
 
 @pytest.fixture(scope="module")
-def o1_checked(o1_run: Scored) -> BatchedCheck:
-    return BatchedCheck(O1_METRICS, o1_run)
+def drivelmm_o1_checked(drivelmm_o1_run: Scored) -> BatchedCheck:
+    return BatchedCheck(DRIVELMM_O1_METRICS, drivelmm_o1_run)
 
 
 @pytest.mark.parametrize("metric", SURDS_METRICS)
@@ -172,9 +172,9 @@ def test_replies_rebuilt_through_the_reducers(surds_run: Scored) -> None:
     assert_agreeing_epochs_change_nothing([replies_rebuilt()], rebuilt, metadata=metadata)
 
 
-@pytest.mark.parametrize("metric", O1_METRICS)
-def test_drivelmm_o1_metrics_through_the_reducers(metric: str, o1_checked: BatchedCheck) -> None:
-    o1_checked.check(metric)
+@pytest.mark.parametrize("metric", DRIVELMM_O1_METRICS)
+def test_drivelmm_o1_metrics_through_the_reducers(metric: str, drivelmm_o1_checked: BatchedCheck) -> None:
+    drivelmm_o1_checked.check(metric)
 
 
 def test_judge_meta_metrics_through_the_reducers(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ from inspect_ai.model import ChatMessage, ContentImage, GenerateConfig, ModelAPI
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import QUIET, eval_in_process, metrics
 
-from drive_evals.attempts import missing_from_log, missing_warning
 from drive_evals.data import open_snapshot
 from drive_evals.report.write import write_report
+from drive_evals.started_samples import missing_from_log, missing_warning
 from drive_evals.surds.dataset import load_surds
 
 FAILING_UNITS = 4

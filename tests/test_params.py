@@ -93,7 +93,7 @@ SURDS_CASES: list[tuple[dict[str, Any], str]] = [
     ({"data": 7}, "data=7"),
     ({"revision": 20240101}, "revision=20240101"),
 ]
-O1_CASES: list[tuple[dict[str, Any], str]] = [
+DRIVELMM_O1_CASES: list[tuple[dict[str, Any], str]] = [
     ({"judge_atempts": 2}, "did you mean 'judge_attempts'"),
     ({"image_mode": "mosaic"}, "image_mode='mosaic': valid values are grid, views"),
     ({"cell_size": 800}, "cell_size=800: expected WIDTHxHEIGHT"),
@@ -124,7 +124,7 @@ def test_surds_parameters(args: dict[str, Any], message: str) -> None:
     assert message in str(raised.value)
 
 
-@pytest.mark.parametrize(("args", "message"), O1_CASES)
+@pytest.mark.parametrize(("args", "message"), DRIVELMM_O1_CASES)
 def test_drivelmm_o1_parameters(args: dict[str, Any], message: str) -> None:
     with pytest.raises(ParameterError) as raised:
         drivelmm_o1(**args)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fakeserver import OPENAI_API_SERVICE, FakeModelServer, FakeRequest
 from fakeserver.anthropic_api import THINKING_SPLIT
-from fakeserver.drive import judge_reply, lookup_key, normalise, o1_prompts, surds_prompts
+from fakeserver.drive import drivelmm_o1_prompts, judge_reply, lookup_key, normalise, surds_prompts
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput, get_model
@@ -39,7 +39,7 @@ from drive_evals.replies import rebuilt_text as emitted_text
 
 OPENAI_MODEL = "openai/gpt-4o-mini"
 SURDS_SCORER = "surds_scorer"
-O1_SCORER = "drivelmm_o1_scorer"
+DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 UNITS = 4
 """Units per run: two-prompt yaw units (the store path) and one-prompt depth units."""
 
@@ -133,13 +133,13 @@ def test_surds_scores_the_emitted_text(
             assert text.count("<answer>") == template.count("<answer>"), text
 
 
-def o1_policy(template: str) -> Callable[[FakeRequest], str]:
+def drivelmm_o1_policy(template: str) -> Callable[[FakeRequest], str]:
     """DriveLMM-o1 answers by `template` with `{steps}` and `{final}`; judge requests get valid criteria."""
 
     def policy(request: FakeRequest) -> str:
         if request.system is not None and normalise(request.system) == normalise(JUDGE_SYSTEM_PROMPT):
             return judge_reply("correct", "\n".join(request.texts))
-        prompt = o1_prompts()[lookup_key(request.texts, [image.sha256 for image in request.images])]
+        prompt = drivelmm_o1_prompts()[lookup_key(request.texts, [image.sha256 for image in request.images])]
         return template.format(steps=prompt.steps.strip(), final=prompt.final_answer)
 
     return policy
@@ -148,12 +148,12 @@ def o1_policy(template: str) -> Callable[[FakeRequest], str]:
 def test_drivelmm_o1_judge_and_mcq_read_the_emitted_text(fake_model_server: FakeModelServer, tmp_path: Path) -> None:
     """The whole answer inside `<think>`: Inspect's completion is only the closing remark, the judge must see all."""
     template = "<think>Reasoning Steps: {steps}\nFinal Answer: {final}</think>That is my answer."
-    fake_model_server.policy = o1_policy(template)
+    fake_model_server.policy = drivelmm_o1_policy(template)
     log = run("drive_evals/drivelmm_o1", fake_model_server, tmp_path, {})
     assert log.samples is not None
     mcq = [s for s in log.samples if s.metadata["mcq"]]
     assert mcq and all(s.output.completion == "That is my answer." for s in log.samples)
-    assert metrics(log, O1_SCORER)["mcq_accuracy"] == 1.0
+    assert metrics(log, DRIVELMM_O1_SCORER)["mcq_accuracy"] == 1.0
     judged = [r for r in fake_model_server.requests if r.system is not None and "LLM Response:" in r.texts[0]]
     assert len(judged) == len(log.samples)
     for request in judged:
@@ -308,17 +308,17 @@ def test_the_raw_text_is_scored_without_the_providers_reasoning(
             assert THINKING_SPLIT not in text and text.startswith("<answer>") and text.endswith("</think>")
 
 
-O1_MCQ_SAMPLES = "drivelmm-c66d0a-q[23458]"
+DRIVELMM_O1_MCQ_SAMPLES = "drivelmm-c66d0a-q[23458]"
 """The five multiple-choice questions of one demo frame."""
 
 
-def o1_letter_policy(template: str) -> Callable[[FakeRequest], str]:
+def drivelmm_o1_letter_policy(template: str) -> Callable[[FakeRequest], str]:
     """DriveLMM-o1 answers by `template` with `{letter}` (the gold's) and `{other}` (another letter)."""
 
     def policy(request: FakeRequest) -> str:
         if request.system is not None and normalise(request.system) == normalise(JUDGE_SYSTEM_PROMPT):
             return judge_reply("correct", "\n".join(request.texts))
-        prompt = o1_prompts()[lookup_key(request.texts, [image.sha256 for image in request.images])]
+        prompt = drivelmm_o1_prompts()[lookup_key(request.texts, [image.sha256 for image in request.images])]
         letter = prompt.final_answer[0]
         return template.format(letter=letter, other="D" if letter != "D" else "C")
 
@@ -339,15 +339,15 @@ def o1_letter_policy(template: str) -> Callable[[FakeRequest], str]:
 def test_drivelmm_o1_mcq_and_judge_read_the_raw_reply(
     fake_model_server: FakeModelServer, tmp_path: Path, template: str
 ) -> None:
-    fake_model_server.policy = o1_letter_policy(template)
-    log = run("drive_evals/drivelmm_o1", fake_model_server, tmp_path, {}, sample_id=O1_MCQ_SAMPLES)
+    fake_model_server.policy = drivelmm_o1_letter_policy(template)
+    log = run("drive_evals/drivelmm_o1", fake_model_server, tmp_path, {}, sample_id=DRIVELMM_O1_MCQ_SAMPLES)
     assert log.samples is not None
     mcq = [s for s in log.samples if s.metadata["mcq"]]
     assert len(mcq) == len(log.samples) == 5
     for sample in mcq:
         assert sample.scores is not None
-        assert sample.scores[O1_SCORER].value["mcq_correct"] == 1.0, sample.id  # type: ignore[index,call-overload]
-        assert REPLY_REBUILT_KEY not in (sample.scores[O1_SCORER].metadata or {})
+        assert sample.scores[DRIVELMM_O1_SCORER].value["mcq_correct"] == 1.0, sample.id  # type: ignore[index,call-overload]
+        assert REPLY_REBUILT_KEY not in (sample.scores[DRIVELMM_O1_SCORER].metadata or {})
     judged = [r.texts[0] for r in fake_model_server.requests if r.system is not None and "LLM Response:" in r.texts[0]]
     assert len(judged) == len(log.samples)
     for sample in log.samples:

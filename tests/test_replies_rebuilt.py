@@ -34,9 +34,9 @@ from drive_evals.surds.dataset import load_surds
 SPLIT_UNITS = 3
 """Of the demo's 16 depth units, these many (the first in order) get split replies."""
 SURDS_SCORER = "surds_scorer"
-O1_SCORER = "drivelmm_o1_scorer"
+DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 THINKING = "I know this one."
-O1_REPLY = "Reasoning Steps: 1. x\nFinal Answer: A) go"
+DRIVELMM_O1_REPLY = "Reasoning Steps: 1. x\nFinal Answer: A) go"
 
 
 def split_output(model: str, text: str) -> ModelOutput:
@@ -91,7 +91,7 @@ class SplitAnswerer(ModelAPI):
     async def generate(
         self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
     ) -> ModelOutput:
-        return split_output(self.model_name, O1_REPLY)
+        return split_output(self.model_name, DRIVELMM_O1_REPLY)
 
 
 def test_surds_counts_rebuilt_replies_in_the_log_and_the_report(tmp_path: Path) -> None:
@@ -122,9 +122,9 @@ def test_drivelmm_o1_counts_rebuilt_replies(tmp_path: Path) -> None:
     env = {"INSPECT_CACHE_DIR": str(tmp_path / "cache"), "DRIVE_EVALS_CACHE": str(tmp_path / "derived")}
     log = eval_in_process("drive_evals/drivelmm_o1", tmp_path / "logs", env, task_args={"data": "demo"}, **options)
     assert log.samples is not None
-    found = metrics(log, O1_SCORER)
+    found = metrics(log, DRIVELMM_O1_SCORER)
     assert found[REPLIES_REBUILT] == len(log.samples)
     for sample in log.samples:
         assert sample.scores is not None
-        assert (sample.scores[O1_SCORER].metadata or {})[REPLY_REBUILT_KEY] == {"1": NO_CALL}
-        assert sample.store["reply_text"] == f"<think>\n{THINKING}\n</think>\n{O1_REPLY}"
+        assert (sample.scores[DRIVELMM_O1_SCORER].metadata or {})[REPLY_REBUILT_KEY] == {"1": NO_CALL}
+        assert sample.store["reply_text"] == f"<think>\n{THINKING}\n</think>\n{DRIVELMM_O1_REPLY}"

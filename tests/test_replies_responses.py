@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fakeserver import FakeModelServer, FakeRequest, Reply
-from fakeserver.drive import judge_reply, lookup_key, normalise, o1_prompts, surds_prompts
+from fakeserver.drive import drivelmm_o1_prompts, judge_reply, lookup_key, normalise, surds_prompts
 from fakeserver.openai_responses import PART_SPLIT
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
@@ -33,11 +33,11 @@ REASONING_MODEL = "openai/o4-mini"
 """An o-series name: Inspect takes the Responses API for it by default."""
 RESPONSES = "openai-responses"
 SURDS_SCORER = "surds_scorer"
-O1_SCORER = "drivelmm_o1_scorer"
+DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 CHOICE_SUBSETS = "yaw,depth,distance,left_right,front_behind"
 CHOICE_UNITS = ["surds-*-0000"]
 """One unit of each of the five subsets with options (xy2d has none)."""
-O1_MCQ_SAMPLES = "drivelmm-c66d0a-q[23458]"
+DRIVELMM_O1_MCQ_SAMPLES = "drivelmm-c66d0a-q[23458]"
 """The five multiple-choice questions of one demo frame."""
 PROBE = "Please say 'hello, world'"
 """What Inspect sends once for a reasoning model name, to learn whether reasoning summaries are allowed."""
@@ -169,7 +169,7 @@ def test_surds_streamed_responses_are_read_whole(fake_model_server: FakeModelSer
     assert stored == served(fake_model_server, policy)
 
 
-def o1_policy(template: str, thought: str | None) -> Callable[[FakeRequest], Reply]:
+def drivelmm_o1_policy(template: str, thought: str | None) -> Callable[[FakeRequest], Reply]:
     """DriveLMM-o1 answers by `template` (`{letter}`: the gold's, `{other}`: another); judges get valid criteria."""
 
     def policy(request: FakeRequest) -> Reply:
@@ -177,7 +177,7 @@ def o1_policy(template: str, thought: str | None) -> Callable[[FakeRequest], Rep
             return Reply("hello, world")
         if request.system is not None and normalise(request.system) == normalise(JUDGE_SYSTEM_PROMPT):
             return Reply(judge_reply("correct", "\n".join(request.texts)))
-        prompt = o1_prompts()[lookup_key(request.texts, [image.sha256 for image in request.images])]
+        prompt = drivelmm_o1_prompts()[lookup_key(request.texts, [image.sha256 for image in request.images])]
         letter = prompt.final_answer[0]
         fill = {"letter": letter, "other": "D" if letter != "D" else "C"}
         return Reply(template.format(**fill), thought.format(**fill) if thought is not None else None)
@@ -208,9 +208,11 @@ def test_drivelmm_o1_mcq_and_judge_read_the_raw_output_text(
     fake_model_server: FakeModelServer, tmp_path: Path, template: str, thought: str | None
 ) -> None:
     fake_model_server.responses_api = True
-    policy = o1_policy(template, thought)
+    policy = drivelmm_o1_policy(template, thought)
     fake_model_server.policy = policy
-    log = run("drive_evals/drivelmm_o1", fake_model_server, tmp_path, {}, REASONING_MODEL, sample_id=O1_MCQ_SAMPLES)
+    log = run(
+        "drive_evals/drivelmm_o1", fake_model_server, tmp_path, {}, REASONING_MODEL, sample_id=DRIVELMM_O1_MCQ_SAMPLES
+    )
     assert {r.api for r in fake_model_server.requests} == {RESPONSES}
     assert any(r.texts == [PROBE] for r in fake_model_server.requests), "an o-series name probes for summaries"
     assert log.samples is not None and len(log.samples) == 5
@@ -218,8 +220,8 @@ def test_drivelmm_o1_mcq_and_judge_read_the_raw_output_text(
     assert len(judged) == len(log.samples)
     for sample in log.samples:
         assert sample.scores is not None and sample.metadata["mcq"]
-        assert sample.scores[O1_SCORER].value["mcq_correct"] == 1.0, sample.id  # type: ignore[index,call-overload]
-        assert REPLY_REBUILT_KEY not in (sample.scores[O1_SCORER].metadata or {})
+        assert sample.scores[DRIVELMM_O1_SCORER].value["mcq_correct"] == 1.0, sample.id  # type: ignore[index,call-overload]
+        assert REPLY_REBUILT_KEY not in (sample.scores[DRIVELMM_O1_SCORER].metadata or {})
         letter = sample.metadata["final_answer"][0]
         raw = template.format(letter=letter, other="D" if letter != "D" else "C").replace(PART_SPLIT, "")
         assert sample.store["reply_text"] == raw
@@ -228,4 +230,4 @@ def test_drivelmm_o1_mcq_and_judge_read_the_raw_output_text(
         assert text.endswith("LLM Response: " + raw), "the judge gets the reply byte for byte, no reasoning"
         if PART_SPLIT in template:
             assert not official_correct(sample.output.completion, sample.metadata["final_answer"]).correct
-    assert metrics(log, O1_SCORER)["mcq_accuracy"] == 1.0
+    assert metrics(log, DRIVELMM_O1_SCORER)["mcq_accuracy"] == 1.0

@@ -25,10 +25,10 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import eval_in_process, mockllm
 from PIL import Image
 
-from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.drivelmm_o1.judge_meta.task import RESPONSE_SOURCE, replay_response
 from drive_evals.drivelmm_o1.solver import generate_raw_reply
 from drive_evals.replies import REBUILT_STORE_KEY, REPLY_STORE_KEY
+from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.surds.solver import COMPLETIONS_KEY, answer_each_prompt
 
 PROMPTS = ["Is the car left of the truck?", "Is the truck left of the car?"]
@@ -114,14 +114,14 @@ def test_generate_raw_reply_keeps_the_reply_and_says_when_it_had_no_raw_response
     assert result.store[REBUILT_STORE_KEY] == [None]
 
 
-def test_record_attempt_notes_each_started_sample_with_the_keys_metrics_group_by(tmp_path: Path) -> None:
-    attempts = Attempts()
+def test_record_start_notes_each_started_sample_with_the_keys_metrics_group_by(tmp_path: Path) -> None:
+    started = StartedSamples()
     samples = [
         Sample(id="a", input="x", metadata={"subset": "yaw", "image": "i1.webp", "prompts": PROMPTS}),
         Sample(id="b", input="y", metadata={"frame": "f2"}),
     ]
-    eval_in_process(Task(dataset=samples, solver=record_attempt(attempts)), tmp_path / "logs", model=mockllm(str))
-    assert attempts.by_model == {
+    eval_in_process(Task(dataset=samples, solver=record_start(started)), tmp_path / "logs", model=mockllm(str))
+    assert started.by_model == {
         "mockllm/model": {
             "a": {"id": "a", "subset": "yaw", "image": "i1.webp"},
             "b": {"id": "b", "frame": "f2"},

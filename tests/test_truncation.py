@@ -27,7 +27,7 @@ OPENAI_MODEL = "openai/gpt-4o-mini"
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
 GEMINI_MODEL = "google/gemini-2.0-flash"
 SURDS_SCORER = "surds_scorer"
-O1_SCORER = "drivelmm_o1_scorer"
+DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 MAX_TOKENS = 64
 """Room for a short answer; the runaway replies below are far longer."""
 RUNAWAY = "<think>" + "Let me look at the scene again. " * 200
@@ -165,11 +165,11 @@ def test_drivelmm_o1_truncated_response(fake_model_server: FakeModelServer, tmp_
         max_retries=1,
     )
     assert log.status == "success", log.error
-    assert metrics(log, O1_SCORER)["truncated_rate"] == 1.0
+    assert metrics(log, DRIVELMM_O1_SCORER)["truncated_rate"] == 1.0
     assert log.samples is not None and len(log.samples) == 3
     for sample in log.samples:
         assert sample.output.stop_reason == "max_tokens"
-        assert (sample.scores or {})[O1_SCORER].reason == TRUNCATED_REASON
+        assert (sample.scores or {})[DRIVELMM_O1_SCORER].reason == TRUNCATED_REASON
     assert truncation_warning(log) is not None
 
 

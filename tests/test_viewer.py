@@ -18,7 +18,7 @@ from drive_evals.chance import DEFAULT_SEED, effective_model_args
 from drive_evals.data import open_snapshot
 from drive_evals.drivelmm_o1.judge import Judgement
 from drive_evals.drivelmm_o1.mcq import MCQResult
-from drive_evals.drivelmm_o1.metrics import o1_stderr, reasoning_metrics
+from drive_evals.drivelmm_o1.metrics import drivelmm_o1_stderr, reasoning_metrics
 from drive_evals.drivelmm_o1.rubric import RubricParse
 from drive_evals.drivelmm_o1.scorer import (
     mcq_values,
@@ -135,7 +135,8 @@ def test_log_metrics_are_the_headline_set() -> None:
         "missing_samples",
     }
     assert set(reasoning_metrics()(scores)) == headline  # type: ignore[arg-type]
-    assert set(o1_stderr()(scores)) == {"reasoning_score_stderr", "judge_overall_stderr", "mcq_accuracy_stderr"}  # type: ignore[arg-type]
+    stderrs = {"reasoning_score_stderr", "judge_overall_stderr", "mcq_accuracy_stderr"}
+    assert set(drivelmm_o1_stderr()(scores)) == stderrs  # type: ignore[arg-type]
 
 
 def test_the_default_chance_seed_is_named() -> None:

@@ -65,8 +65,8 @@ class UnitMetric:
     subsets' from the units, and does not flag them as missing from the log)."""
     continuous: bool = False
     """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is the
-    betting interval, which holds whatever their distribution (`stats.intervals.mean_interval`; a mean over subsets keeps
-    Korn-Graubard's)."""
+    betting interval, which holds whatever their distribution (`stats.intervals.mean_interval`; a mean over subsets
+    keeps Korn-Graubard's)."""
 
 
 def judge_score(name: str) -> UnitMetric:

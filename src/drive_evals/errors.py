@@ -32,7 +32,6 @@ class DriveEvalsError(PrerequisiteError):
     def __init__(self, message: str) -> None:
         super().__init__(escape(message))  # Inspect prints `.message` with rich: brackets in it are not markup
         self.args = (message,)
-        route_errors_to_stderr()
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -91,8 +90,9 @@ def route_errors_to_stderr() -> None:
     """Where Inspect's exception hook is in place, make it print a `PrerequisiteError` on stderr, once.
 
     Called by `_registry` (Inspect loads it after installing its hook, and before it builds the judge a
-    `--model-role` binds, whose missing key is Inspect's own `PrerequisiteError`) and whenever an error is built.
-    Other exceptions keep Inspect's hook.
+    `--model-role` binds, whose missing key is Inspect's own `PrerequisiteError`) and first thing in each task
+    function (the registry may have been imported before `eval()` installed the hook). Other exceptions keep
+    Inspect's hook.
     """
     previous = sys.excepthook
     if not inspect_hook_installed() or getattr(previous, "drive_evals", False):

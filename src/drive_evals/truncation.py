@@ -18,7 +18,7 @@ from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.attempts import missing_warning
+from drive_evals.started_samples import missing_warning
 from drive_evals.suite import benchmark_scorers
 
 TRUNCATED_REASON = "truncated"
@@ -72,8 +72,8 @@ def truncation_warning(log: EvalLog) -> str | None:
     return None
 
 
-class TruncationWarning(Hooks):
-    """Prints `truncation_warning` and `attempts.missing_warning` for each log of a finished run (other suites'
+class EndOfRunWarnings(Hooks):
+    """Prints `truncation_warning` and `started_samples.missing_warning` for each log of a finished run (other suites'
     logs are left alone)."""
 
     async def on_run_end(self, data: RunEnd) -> None:
@@ -84,15 +84,15 @@ class TruncationWarning(Hooks):
 
 
 @functools.cache
-def enable_truncation_warning() -> None:
-    """Register `TruncationWarning` with Inspect, once per process; each drive_evals task calls this when built.
+def enable_end_of_run_warnings() -> None:
+    """Register `EndOfRunWarnings` with Inspect, once per process; each drive_evals task calls this when built.
 
     Not at import: Inspect imports installed packages' registries when any run starts and announces every hook it
     finds (`hooks enabled: 1`) before anything else the run prints, parameter errors included, in runs of every
     suite. Registered while a drive_evals task is built, the hook is silent until that run ends.
     """
     hooks(
-        name="drive_evals_truncation_warning",
+        name="drive_evals_end_of_run_warnings",
         description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens "
         "or samples errored",
-    )(TruncationWarning)
+    )(EndOfRunWarnings)

@@ -54,8 +54,10 @@ SURDS_MALFORMED = (
     "<answer>[1e3, 2e2]</answer>",
 )
 """Replies that break the SURDS format in different ways (`{target}` is the gold: an unclosed tag hides it)."""
-O1_MALFORMED = "I would rather describe the scene freely: there are cars, and the ego vehicle should be careful."
-O1_WRONG_FREE_TEXT = "Reasoning Steps: 1. Ignore the scene.\nFinal Answer: Speed up and overtake everyone."
+DRIVELMM_O1_MALFORMED = (
+    "I would rather describe the scene freely: there are cars, and the ego vehicle should be careful."
+)
+DRIVELMM_O1_WRONG_FREE_TEXT = "Reasoning Steps: 1. Ignore the scene.\nFinal Answer: Speed up and overtake everyone."
 _OPTION_LINE = re.compile(r"^\s*([A-F])\)\s*(.+?)\s*$", re.MULTILINE)
 
 
@@ -68,7 +70,7 @@ class SurdsPrompt:
 
 
 @dataclass(frozen=True)
-class O1Prompt:
+class DriveLMMPrompt:
     question: str
     steps: str
     final_answer: str
@@ -114,18 +116,18 @@ def surds_request_keys() -> dict[str, list[str]]:
 
 
 @functools.cache
-def o1_prompts() -> dict[str, O1Prompt]:
+def drivelmm_o1_prompts() -> dict[str, DriveLMMPrompt]:
     """Every demo DriveLMM-o1 prompt (grid mode) by lookup key, as the model receives it (the official message the
     solver builds from the sample input); builds the grids in the drive_evals cache."""
     built = load_drivelmm_o1(DEMO, None, None, ImageOptions())
-    index: dict[str, O1Prompt] = {}
+    index: dict[str, DriveLMMPrompt] = {}
     for sample in built.dataset:
         meta = sample.metadata or {}
         _, digests = _input_parts(sample)
         question, images = input_parts(sample.input[0])  # type: ignore[arg-type]
         sent = official_message(question, images).content
         texts = [part.text for part in sent if isinstance(part, ContentText)]
-        index[lookup_key(texts, digests)] = O1Prompt(meta["question"], meta["steps"], meta["final_answer"])
+        index[lookup_key(texts, digests)] = DriveLMMPrompt(meta["question"], meta["steps"], meta["final_answer"])
     return index
 
 
@@ -155,9 +157,9 @@ def respond(policy: str, system: str | None, texts: Sequence[str], digests: Sequ
     surds = surds_prompts().get(key)
     if surds is not None:
         return surds_reply(behaviour(policy, key), surds, key)
-    o1 = o1_prompts().get(key)
+    o1 = drivelmm_o1_prompts().get(key)
     if o1 is not None:
-        return o1_reply(behaviour(policy, key), o1, key)
+        return drivelmm_o1_reply(behaviour(policy, key), o1, key)
     raise LookupError(f"policy {policy!r} does not know this prompt: {key[:120]!r}")
 
 
@@ -198,14 +200,14 @@ def _xy2d_answer(kind: str, prompt: SurdsPrompt, key: str) -> str:
     return f"[{value % IMAGE_WIDTH}, {value // IMAGE_WIDTH % IMAGE_HEIGHT}]"
 
 
-def o1_reply(kind: str, prompt: O1Prompt, key: str) -> str:
+def drivelmm_o1_reply(kind: str, prompt: DriveLMMPrompt, key: str) -> str:
     options = _OPTION_LINE.findall(prompt.question)
     if kind == "correct":
         return f"Reasoning Steps: {prompt.steps.strip()}\nFinal Answer: {prompt.final_answer}"
     if kind == "malformed":
-        return O1_MALFORMED
+        return DRIVELMM_O1_MALFORMED
     if not options:
-        return O1_WRONG_FREE_TEXT
+        return DRIVELMM_O1_WRONG_FREE_TEXT
     if kind == "wrong":
         gold = official_letter(prompt.final_answer)
         letter, text = next((o for o in options if o[0] != gold), options[0])

@@ -78,8 +78,8 @@ class Scenario:
 
 SURDS_ARGS = ("data=demo", "subsets=distance")
 """16 pair units, 32 prompts: 8 jobs of 4, all sent at once (a pair's prompts are asked together)."""
-O1_ARGS = ("data=demo",)
-O1_LIMIT = 16
+DRIVELMM_O1_ARGS = ("data=demo",)
+DRIVELMM_O1_LIMIT = 16
 """16 answers (4 jobs), then a judge call for each answer that returned."""
 
 SCENARIOS = {
@@ -87,9 +87,11 @@ SCENARIOS = {
     "surds": Scenario("surds", SURDS, SURDS_ARGS, None, returned_jobs=2, in_flight_jobs=6, cache=False),
     "surds-cache": Scenario("surds-cache", SURDS, SURDS_ARGS, None, returned_jobs=2, in_flight_jobs=6, cache=True),
     # 2 of the 4 answer jobs returned (8 answers), their 8 judge calls in 2 jobs in flight, 2 answer jobs in flight
-    "drivelmm_o1": Scenario("drivelmm_o1", O1, O1_ARGS, O1_LIMIT, returned_jobs=2, in_flight_jobs=4, cache=False),
+    "drivelmm_o1": Scenario(
+        "drivelmm_o1", O1, DRIVELMM_O1_ARGS, DRIVELMM_O1_LIMIT, returned_jobs=2, in_flight_jobs=4, cache=False
+    ),
     "drivelmm_o1-cache": Scenario(
-        "drivelmm_o1-cache", O1, O1_ARGS, O1_LIMIT, returned_jobs=2, in_flight_jobs=4, cache=True
+        "drivelmm_o1-cache", O1, DRIVELMM_O1_ARGS, DRIVELMM_O1_LIMIT, returned_jobs=2, in_flight_jobs=4, cache=True
     ),
 }
 

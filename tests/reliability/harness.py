@@ -27,7 +27,7 @@ from inspect_runs import RUNNER
 TASKS = ("drive_evals/surds", "drive_evals/drivelmm_o1")
 SURDS, O1 = TASKS
 SURDS_SCORER = "surds_scorer"
-O1_SCORER = "drivelmm_o1_scorer"
+DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 JUDGE = "openai/gpt-4o-mini-judge"
 """A gpt-4o-style name: Inspect sends unknown OpenAI names to the Responses API, which the fake server lacks."""
 OPENAI_MODEL = "openai/gpt-4o-mini"

@@ -127,47 +127,47 @@ def test_surds_manifest_covers_only_the_files_a_run_uses(tmp_path: Path) -> None
 # --- DriveLMM-o1 ------------------------------------------------------------------------------------------------
 
 
-def o1_copy(tmp_path: Path) -> tuple[Path, Path]:
+def drivelmm_o1_copy(tmp_path: Path) -> tuple[Path, Path]:
     """(test file, nuScenes root) copies of the demo."""
     shutil.copytree(demo_dir("drivelmm_o1"), tmp_path / "o1")
     return tmp_path / "o1" / TEST_FILE, tmp_path / "o1" / "nuscenes"
 
 
-def o1_records(test_file: Path) -> list[dict[str, object]]:
+def drivelmm_o1_records(test_file: Path) -> list[dict[str, object]]:
     records = json.loads(test_file.read_text(encoding="utf-8"))
     assert isinstance(records, list)
     return records
 
 
 def first_camera(test_file: Path) -> tuple[str, str]:
-    record = o1_records(test_file)[0]
+    record = drivelmm_o1_records(test_file)[0]
     images = record["image"]
     assert isinstance(images, list)
     return str(record["idx"]), str(images[0])
 
 
-def o1_truncate(test_file: Path, root: Path) -> tuple[str, ...]:
+def drivelmm_o1_truncate(test_file: Path, root: Path) -> tuple[str, ...]:
     idx, name = first_camera(test_file)
     path = root / name
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     return idx, name, "truncated JPEG"
 
 
-def o1_delete(test_file: Path, root: Path) -> tuple[str, ...]:
+def drivelmm_o1_delete(test_file: Path, root: Path) -> tuple[str, ...]:
     idx, name = first_camera(test_file)
     (root / name).unlink()
     return idx, name, "not found"
 
 
-def o1_escape(test_file: Path, root: Path) -> tuple[str, ...]:
-    records = o1_records(test_file)
+def drivelmm_o1_escape(test_file: Path, root: Path) -> tuple[str, ...]:
+    records = drivelmm_o1_records(test_file)
     records[0]["image"] = ["../../CAM_FRONT_LEFT/escape.jpg", *records[0]["image"][1:]]  # type: ignore[index]
     test_file.write_text(json.dumps(records), encoding="utf-8")
     return str(records[0]["idx"]), "../../CAM_FRONT_LEFT/escape.jpg", "escapes the nuScenes root"
 
 
-def o1_camera_mixup(test_file: Path, root: Path) -> tuple[str, ...]:
-    records = o1_records(test_file)
+def drivelmm_o1_camera_mixup(test_file: Path, root: Path) -> tuple[str, ...]:
+    records = drivelmm_o1_records(test_file)
     images = records[0]["image"]
     assert isinstance(images, list)
     records[0]["image"] = [images[1], *images[1:]]
@@ -175,14 +175,14 @@ def o1_camera_mixup(test_file: Path, root: Path) -> tuple[str, ...]:
     return str(records[0]["idx"]), "field 'image'", "the order cannot be restored"
 
 
-def o1_malformed(test_file: Path, root: Path) -> tuple[str, ...]:
-    records = o1_records(test_file)
+def drivelmm_o1_malformed(test_file: Path, root: Path) -> tuple[str, ...]:
+    records = drivelmm_o1_records(test_file)
     del records[1]["question"]
     test_file.write_text(json.dumps(records), encoding="utf-8")
     return "record 1", str(records[1]["idx"]), "field 'question'"
 
 
-def o1_altered(test_file: Path, root: Path) -> tuple[str, ...]:
+def drivelmm_o1_altered(test_file: Path, root: Path) -> tuple[str, ...]:
     from drive_evals.drivelmm_o1.benchmark import nuscenes_files
 
     write_manifest(root, nuscenes_files(test_file))
@@ -193,14 +193,21 @@ def o1_altered(test_file: Path, root: Path) -> tuple[str, ...]:
 
 @pytest.mark.parametrize(
     "breaker",
-    [o1_truncate, o1_delete, o1_escape, o1_camera_mixup, o1_malformed, o1_altered],
+    [
+        drivelmm_o1_truncate,
+        drivelmm_o1_delete,
+        drivelmm_o1_escape,
+        drivelmm_o1_camera_mixup,
+        drivelmm_o1_malformed,
+        drivelmm_o1_altered,
+    ],
     ids=lambda b: b.__name__,
 )
 def test_drivelmm_o1_bad_data_is_one_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, breaker: Callable[[Path, Path], tuple[str, ...]]
 ) -> None:
     monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "derived"))
-    test_file, root = o1_copy(tmp_path)
+    test_file, root = drivelmm_o1_copy(tmp_path)
     expected = breaker(test_file, root)
     with pytest.raises(DataValidationError) as caught:
         drivelmm_o1(data=str(test_file), nuscenes_root=str(root), judge=False)
@@ -216,8 +223,11 @@ def test_bad_data_stops_the_command_line_before_any_request(tmp_path: Path, task
         data = surds_copy(tmp_path)
         expected, task_args = malformed_line(data), ["-T", f"data={data}"]
     else:
-        test_file, root = o1_copy(tmp_path)
-        expected, task_args = o1_truncate(test_file, root), ["-T", f"data={test_file}", "-T", f"nuscenes_root={root}"]
+        test_file, root = drivelmm_o1_copy(tmp_path)
+        expected, task_args = (
+            drivelmm_o1_truncate(test_file, root),
+            ["-T", f"data={test_file}", "-T", f"nuscenes_root={root}"],
+        )
     with FakeModelServer() as server:
         args = ["eval", task, "--model", OPENAI_MODEL, *task_args]
         run = run_cli([*args, "--log-dir", str(tmp_path / "logs")], cli_env(server, tmp_path), tmp_path)

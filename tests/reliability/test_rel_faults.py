@@ -20,11 +20,11 @@ from drive_evals.surds.rules import REASON_NO_COMPLETION
 
 from .harness import (
     ANTHROPIC_MODEL,
+    DRIVELMM_O1_SCORER,
     FAULT_MIX,
     JUDGE,
     MAX_HANGS_PER_SAMPLE,
     O1,
-    O1_SCORER,
     OPENAI_MODEL,
     SURDS,
     SURDS_SCORER,
@@ -81,7 +81,7 @@ def test_reference_run_is_not_trivial(reference: Reference) -> None:
     surds, o1 = reference.logs[SURDS], reference.logs[O1]
     overall = metric(surds, SURDS_SCORER, "overall")
     assert 0.2 < overall < 0.8
-    assert 0.0 < metric(o1, O1_SCORER, "judge_coverage") < 1.0, "some judge replies fail validation"
+    assert 0.0 < metric(o1, DRIVELMM_O1_SCORER, "judge_coverage") < 1.0, "some judge replies fail validation"
     reasons = {s.scores[SURDS_SCORER].reason for s in surds.samples or [] if s.scores}
     assert "invalid_response_format" in reasons
 
@@ -124,7 +124,7 @@ def test_cut_anthropic_stream_is_a_visible_no_response(
         assert score.reason == "no_response" and score.as_dict()["score"] == 0.0
         assert REASON_NO_COMPLETION in (score.explanation or "")
     for sample in o1:
-        score = sample.scores[O1_SCORER]  # type: ignore[index]
+        score = sample.scores[DRIVELMM_O1_SCORER]  # type: ignore[index]
         assert (sample.output.completion, score.reason) == ("", "no_response")
         assert score.as_dict()["judged"] == 1.0, "judged as given, as the official pipeline does"
 

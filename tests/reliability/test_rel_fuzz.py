@@ -249,7 +249,7 @@ def test_answer_extraction_is_the_official_one(text: str) -> None:
 
 @FUZZ
 @given(outputs(), st.sampled_from(["A) Stop.", "F) None of the above.", "Keep going.", ""]))
-def test_o1_mcq_rules_never_raise(response: str, gold: str) -> None:
+def test_drivelmm_o1_mcq_rules_never_raise(response: str, gold: str) -> None:
     for result in (official_correct(response, gold), lenient_correct(response, gold)):
         assert result.model_letter in LETTERS and result.gt_letter in LETTERS
 
@@ -283,25 +283,25 @@ class FixedReply(ModelAPI):
         return output
 
 
-O1_RECORD = next(r for r in load_records(demo_dir("drivelmm_o1") / TEST_FILE) if r.mcq)
+DRIVELMM_O1_RECORD = next(r for r in load_records(demo_dir("drivelmm_o1") / TEST_FILE) if r.mcq)
 
 
-def o1_score(response: str, judge_reply: str) -> Score:
+def drivelmm_o1_score(response: str, judge_reply: str) -> Score:
     state = TaskState(
         model=ModelName("test/fuzz"),
-        sample_id=O1_RECORD.idx,
+        sample_id=DRIVELMM_O1_RECORD.idx,
         epoch=1,
-        input=O1_RECORD.question,
+        input=DRIVELMM_O1_RECORD.question,
         messages=[],
-        target=Target(O1_RECORD.final_answer),
+        target=Target(DRIVELMM_O1_RECORD.final_answer),
         output=ModelOutput.from_content("test/fuzz", response),
         metadata={
-            "question": O1_RECORD.question,
-            "steps": O1_RECORD.steps,
-            "final_answer": O1_RECORD.final_answer,
-            "mcq": O1_RECORD.mcq,
-            "frame": O1_RECORD.frame,
-            "question_number": O1_RECORD.question_number,
+            "question": DRIVELMM_O1_RECORD.question,
+            "steps": DRIVELMM_O1_RECORD.steps,
+            "final_answer": DRIVELMM_O1_RECORD.final_answer,
+            "mcq": DRIVELMM_O1_RECORD.mcq,
+            "frame": DRIVELMM_O1_RECORD.frame,
+            "question_number": DRIVELMM_O1_RECORD.question_number,
         },
     )
     scorer = drivelmm_o1_scorer(judge=True, judge_attempts=2, judge_cache=False)
@@ -313,7 +313,7 @@ def o1_score(response: str, judge_reply: str) -> Score:
     return contextvars.copy_context().run(run)  # the judge role stays inside this call
 
 
-def check_o1_score(score: Score) -> None:
+def check_drivelmm_o1_score(score: Score) -> None:
     value = score_values(score)
     panel = (score.metadata or {})["panel"]
     reasoning = value["reasoning_score"]
@@ -329,12 +329,12 @@ def check_o1_score(score: Score) -> None:
 
 @FUZZ_ASYNC
 @given(outputs(), st.one_of(json_lookalikes(), outputs()))
-def test_o1_scorer_never_raises_and_gives_reasons(response: str, judge_reply: str) -> None:
-    check_o1_score(o1_score(response, judge_reply))
+def test_drivelmm_o1_scorer_never_raises_and_gives_reasons(response: str, judge_reply: str) -> None:
+    check_drivelmm_o1_score(drivelmm_o1_score(response, judge_reply))
 
 
-def test_o1_empty_response_is_flagged() -> None:
-    score = o1_score("", json.dumps(dict.fromkeys(CRITERIA, 5)))
+def test_drivelmm_o1_empty_response_is_flagged() -> None:
+    score = drivelmm_o1_score("", json.dumps(dict.fromkeys(CRITERIA, 5)))
     assert score.reason == "no_response" and score_values(score)["judged"] == 1.0
 
 
@@ -360,8 +360,8 @@ def test_megabyte_outputs_are_scored_quickly(text: str) -> None:
     started = time.monotonic()
     for unit in UNITS.values():
         unit_score(unit, [text, text])
-    official_correct(text, O1_RECORD.final_answer)
-    lenient_correct(text, O1_RECORD.final_answer)
+    official_correct(text, DRIVELMM_O1_RECORD.final_answer)
+    lenient_correct(text, DRIVELMM_O1_RECORD.final_answer)
     assert not parse_judge_reply(text).ok
-    check_o1_score(o1_score(text, text))
+    check_drivelmm_o1_score(drivelmm_o1_score(text, text))
     assert time.monotonic() - started < MEGABYTE_SECONDS

@@ -6,9 +6,9 @@ import pytest
 from fakeserver.drive import (
     INVALID_JUDGE_REPLY,
     behaviour,
+    drivelmm_o1_prompts,
+    drivelmm_o1_reply,
     judge_reply,
-    o1_prompts,
-    o1_reply,
     surds_prompts,
     surds_reply,
 )
@@ -42,16 +42,16 @@ def test_surds_chance_answers_are_valid_options() -> None:
     assert all(verdict.valid for verdict in surds_verdict("chance"))
 
 
-def test_o1_policies() -> None:
-    prompts = o1_prompts()
+def test_drivelmm_o1_policies() -> None:
+    prompts = drivelmm_o1_prompts()
     mcq = [
         (key, prompt) for key, prompt in prompts.items() if "Choose from the following answers only" in prompt.question
     ]
     assert mcq, "the demo has multiple-choice questions"
     for key, prompt in mcq:
-        assert official_correct(o1_reply("correct", prompt, key), prompt.final_answer).correct
-        assert not official_correct(o1_reply("wrong", prompt, key), prompt.final_answer).correct
-        assert official_correct(o1_reply("malformed", prompt, key), prompt.final_answer).model_letter == "none"
+        assert official_correct(drivelmm_o1_reply("correct", prompt, key), prompt.final_answer).correct
+        assert not official_correct(drivelmm_o1_reply("wrong", prompt, key), prompt.final_answer).correct
+        assert official_correct(drivelmm_o1_reply("malformed", prompt, key), prompt.final_answer).model_letter == "none"
 
 
 def test_mixed_spreads_prompts_and_judge_replies() -> None:

@@ -15,9 +15,9 @@ from inspect_runs import RUNNER
 from waiting import wait_for
 
 from .harness import (
+    DRIVELMM_O1_SCORER,
     JUDGE_ROLE,
     O1,
-    O1_SCORER,
     OPENAI_MODEL,
     POLICY,
     SECRET_KEY,
@@ -105,7 +105,7 @@ def test_rescoring_reuses_every_judgement(fault_runs: dict[str, FaultRun], tmp_p
         "score",
         log.location,
         "--scorer",
-        f"drive_evals/{O1_SCORER}",
+        f"drive_evals/{DRIVELMM_O1_SCORER}",
         "--model-role",
         JUDGE_ROLE,
         "--action",

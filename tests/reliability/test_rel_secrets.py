@@ -14,8 +14,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from .harness import (
     ANTHROPIC_MODEL,
+    DRIVELMM_O1_SCORER,
     O1,
-    O1_SCORER,
     OPENAI_MODEL,
     POLICY,
     SECRET_KEY,
@@ -93,7 +93,7 @@ def test_failed_authentication_is_reported_without_the_key(tmp_path: Path, deriv
     assert by_model[(OPENAI_MODEL, SURDS)].status == "success"
     judged = by_model[(OPENAI_MODEL, O1)]
     for sample in judged.samples or []:
-        score = sample.scores[O1_SCORER]  # type: ignore[index]
+        score = sample.scores[DRIVELMM_O1_SCORER]  # type: ignore[index]
         assert score.reason == "grader_failed"
         assert "Incorrect API key provided: sk-" in str(score.metadata), "the judge's 401 is kept, key masked"
     for task in TASKS:
@@ -119,7 +119,7 @@ def test_gemini_runs_never_write_the_key(tmp_path: Path, derived_cache: Path) ->
     assert {rejection.status for rejection in rejections} == {400}
     logs = {log.eval.task: log for log in map(read_eval_log, list_eval_logs(str(tmp_path / "logs")))}
     assert {logs[task].status for task in TASKS} == {"success"}
-    judged = [sample.scores[O1_SCORER] for sample in logs[O1].samples or [] if sample.scores]
+    judged = [sample.scores[DRIVELMM_O1_SCORER] for sample in logs[O1].samples or [] if sample.scores]
     assert judged and all(score.reason != "grader_failed" for score in judged)
     (failed,) = map(read_eval_log, list_eval_logs(str(tmp_path / "refused")))
     assert failed.status == "error" and failed.error is not None and "API key not valid" in failed.error.message

@@ -83,13 +83,13 @@ def surds_outcome(value: dict[str, Any], reason: str | None) -> str:
     return labels.get(reason, (reason or "").replace("_", " ")) if reason else "wrong"
 
 
-def o1_levels(metadata: dict[str, Any], records: dict[str, dict[str, Any]]) -> dict[str, str]:
+def drivelmm_o1_levels(metadata: dict[str, Any], records: dict[str, dict[str, Any]]) -> dict[str, str]:
     images = records[metadata["idx"]]["image"]
     singapore = all("+0800__" in path for path in images)
     return {"question number": f"Q{metadata['idx'].rsplit('_', 1)[1]}", "city": "Singapore" if singapore else "Boston"}
 
 
-def o1_outcomes(
+def drivelmm_o1_outcomes(
     value: dict[str, Any], metadata: dict[str, Any], reason: str | None, answer: str | None
 ) -> dict[str, str]:
     outcomes = {"judge outcome": "judged" if value["judged"] == 1.0 else "judge failed"}
@@ -157,11 +157,11 @@ def expected_surds(
     return rows
 
 
-def expected_o1(
+def expected_drivelmm_o1(
     units: list[Sample], records: dict[str, dict[str, Any]], outcomes: dict[str, set[str]]
 ) -> dict[tuple[str, ...], Any]:
     rows: dict[tuple[str, ...], Any] = {}
-    levelled = [(v, m, o1_levels(m, records), o1_outcomes(v, m, r, a)) for v, m, r, a in units]
+    levelled = [(v, m, drivelmm_o1_levels(m, records), drivelmm_o1_outcomes(v, m, r, a)) for v, m, r, a in units]
     for dimension in ("question number", "city"):
         for level in {levels[dimension] for _, _, levels, _ in levelled}:
             chosen = [(v, m) for v, m, levels, _ in levelled if levels[dimension] == level]
@@ -203,7 +203,7 @@ def _surds_records() -> dict[str, dict[str, Any]]:
     return {record["file_name"]: record for record in map(json.loads, filter(None, lines))}
 
 
-def _o1_records() -> dict[str, dict[str, Any]]:
+def _drivelmm_o1_records() -> dict[str, dict[str, Any]]:
     records = json.loads((demo_dir("drivelmm_o1") / "DriveLMMo1_TEST.json").read_text(encoding="utf-8"))
     return {record["idx"]: record for record in records}
 
@@ -226,21 +226,21 @@ def test_surds_breakdown_matches_the_samples(report_run: Any, logs: dict[str, Ev
 def test_drivelmm_o1_breakdown_matches_the_samples(report_run: Any, logs: dict[str, EvalLog]) -> None:
     by_model = _by_model(report_run.out_dir, "drivelmm_o1", logs)
     runs = {model: samples(log, "drivelmm_o1_scorer") for model, log in by_model.items()}
-    records = _o1_records()
+    records = _drivelmm_o1_records()
     outcomes: dict[str, set[str]] = defaultdict(set)
     for units in runs.values():
         for v, m, r, a in units:
-            for dimension, level in o1_outcomes(v, m, r, a).items():
+            for dimension, level in drivelmm_o1_outcomes(v, m, r, a).items():
                 outcomes[dimension].add(level)
-    expected = {model: expected_o1(units, records, outcomes) for model, units in runs.items()}
+    expected = {model: expected_drivelmm_o1(units, records, outcomes) for model, units in runs.items()}
     check_rows(read_csv(report_run.out_dir / "drivelmm_o1-breakdown.csv"), expected)
 
 
 def _units_at(
     log: EvalLog, scorer: str, benchmark: str
 ) -> dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, str]]]:
-    records = _surds_records() if benchmark == "surds" else _o1_records()
-    assign = surds_levels if benchmark == "surds" else o1_levels
+    records = _surds_records() if benchmark == "surds" else _drivelmm_o1_records()
+    assign = surds_levels if benchmark == "surds" else drivelmm_o1_levels
     assert log.samples is not None
     return {
         str(s.id): (s.scores[scorer].value, s.metadata, assign(s.metadata, records))  # type: ignore[misc]

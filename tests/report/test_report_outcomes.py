@@ -30,22 +30,25 @@ def test_surds_outcomes(value: dict[str, float], reason: str | None, outcome: st
     assert surds_outcomes(Score(value=value, reason=reason), {}) == {OUTCOME: outcome}
 
 
-def _o1(judged: float, counted: float, correct: float, answer: str | None, reason: str | None = None) -> Score:
+def _drivelmm_o1(judged: float, counted: float, correct: float, answer: str | None, reason: str | None = None) -> Score:
     value = {"judged": judged, "mcq_counted": counted, "mcq_correct": correct, "reasoning_score": 0.5}
     return Score(value=value, answer=answer, reason=reason)
 
 
 def test_drivelmm_o1_outcomes() -> None:
     mcq = {"mcq": True}
-    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 1.0, "A) Slow down."), mcq) == {
+    assert drivelmm_o1_outcomes(_drivelmm_o1(1.0, 1.0, 1.0, "A) Slow down."), mcq) == {
         JUDGE_OUTCOME: "judged",
         MCQ_OUTCOME: "correct",
     }
-    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 0.0, "B) Brake."), mcq)[MCQ_OUTCOME] == "wrong"
+    assert drivelmm_o1_outcomes(_drivelmm_o1(1.0, 1.0, 0.0, "B) Brake."), mcq)[MCQ_OUTCOME] == "wrong"
     # the official letter rule reads no letter from `B` or `(B)` at the very end
-    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 0.0, "B"), mcq)[MCQ_OUTCOME] == "unreadable answer"
-    assert drivelmm_o1_outcomes(_o1(1.0, 1.0, 0.0, None), mcq)[MCQ_OUTCOME] == "unreadable answer"
-    failed = drivelmm_o1_outcomes(_o1(0.0, 0.0, NAN, "A) x", reason="grader_failed"), mcq)
+    assert drivelmm_o1_outcomes(_drivelmm_o1(1.0, 1.0, 0.0, "B"), mcq)[MCQ_OUTCOME] == "unreadable answer"
+    assert drivelmm_o1_outcomes(_drivelmm_o1(1.0, 1.0, 0.0, None), mcq)[MCQ_OUTCOME] == "unreadable answer"
+    failed = drivelmm_o1_outcomes(_drivelmm_o1(0.0, 0.0, NAN, "A) x", reason="grader_failed"), mcq)
     assert failed == {JUDGE_OUTCOME: "judge failed", MCQ_OUTCOME: "not counted (not judged)"}
-    assert drivelmm_o1_outcomes(_o1(0.0, 1.0, 1.0, "A) x"), mcq) == {JUDGE_OUTCOME: "judge off", MCQ_OUTCOME: "correct"}
-    assert drivelmm_o1_outcomes(_o1(1.0, 0.0, NAN, "text"), {"mcq": False}) == {JUDGE_OUTCOME: "judged"}
+    assert drivelmm_o1_outcomes(_drivelmm_o1(0.0, 1.0, 1.0, "A) x"), mcq) == {
+        JUDGE_OUTCOME: "judge off",
+        MCQ_OUTCOME: "correct",
+    }
+    assert drivelmm_o1_outcomes(_drivelmm_o1(1.0, 0.0, NAN, "text"), {"mcq": False}) == {JUDGE_OUTCOME: "judged"}

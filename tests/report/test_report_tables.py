@@ -60,7 +60,7 @@ CRITERION_LABELS = (
     "Missing details",
 )
 SURDS_SCORER = "surds_scorer"
-O1_SCORER = "drivelmm_o1_scorer"
+DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 CELL = re.compile(r"^(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\](†?)$")
 NO_CI_CELL = re.compile(r"^(-?[\d.]+) \(no CI\)(†?)$")
 """An estimate cell: `12.5 [3.1, 21.9]`, with † when the standard error was computed from samples."""
@@ -222,10 +222,10 @@ def test_drivelmm_o1_tables_match_the_samples(report_run: Any, logs: dict[str, E
     report = (report_run.out_dir / "report.md").read_text(encoding="utf-8")
     headline = markdown_table(report, "DriveLMM-o1", "Headline")
     criteria = markdown_table(report, "DriveLMM-o1", "Rubric criteria")
-    o1_logs = {name: log for name, log in logs.items() if log.eval.task == "drive_evals/drivelmm_o1"}
-    assert set(csv_rows) == set(o1_logs) and len(o1_logs) == 3
-    for name, log in o1_logs.items():
-        row, units = csv_rows[name], scores(log, O1_SCORER)
+    drivelmm_o1_logs = {name: log for name, log in logs.items() if log.eval.task == "drive_evals/drivelmm_o1"}
+    assert set(csv_rows) == set(drivelmm_o1_logs) and len(drivelmm_o1_logs) == 3
+    for name, log in drivelmm_o1_logs.items():
+        row, units = csv_rows[name], scores(log, DRIVELMM_O1_SCORER)
         frames = [meta["frame"] for _, meta in units]
 
         for metric, key, where, logged_se in [
@@ -306,7 +306,7 @@ def test_labels_tell_replicates_apart_and_incomparable_runs_are_flagged(report_r
 
 
 def test_paired_comparisons_match_the_samples(report_run: Any, logs: dict[str, EvalLog]) -> None:
-    for benchmark, scorer, cluster in [("surds", SURDS_SCORER, "image"), ("drivelmm_o1", O1_SCORER, "frame")]:
+    for benchmark, scorer, cluster in [("surds", SURDS_SCORER, "image"), ("drivelmm_o1", DRIVELMM_O1_SCORER, "frame")]:
         log_of = {r["model"]: r["log"] for r in read_csv(report_run.out_dir / f"{benchmark}-scores.csv") if r["log"]}
         pairs = read_csv(report_run.out_dir / f"{benchmark}-paired.csv")
         labels = {row["model"] for row in read_csv(report_run.out_dir / f"{benchmark}-scores.csv") if row["log"]}
@@ -383,9 +383,9 @@ def test_runs_table_and_transcript_commands(report_run: Any, logs: dict[str, Eva
 def test_regenerate_command_and_settings_in_the_readme_notation(report_run: Any) -> None:
     report = (report_run.out_dir / "report.md").read_text(encoding="utf-8")
     assert f"Regenerate with `drive-evals report {report_run.log_dir} --out {report_run.out_dir}`." in report
-    o1_runs = report.split("\n## DriveLMM-o1\n", 1)[1].split("\n### Runs\n", 1)[1]
+    drivelmm_o1_runs = report.split("\n## DriveLMM-o1\n", 1)[1].split("\n### Runs\n", 1)[1]
     prefix = "Settings shared by every run: "
-    line = next(line for line in o1_runs.splitlines() if line.startswith(prefix))
+    line = next(line for line in drivelmm_o1_runs.splitlines() if line.startswith(prefix))
     shared = dict(item.split("=", 1) for item in line.removeprefix(prefix).rstrip(" .").split(", "))
     # the values that took effect (the LiDAR view's defaults even when it is off), as `-T name=value` takes them
     assert shared["cell_size"] == "800x450"

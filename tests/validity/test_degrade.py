@@ -23,7 +23,7 @@ from drive_evals.drivelmm_o1.judge_meta.degrade import (
     swap_facts,
 )
 from drive_evals.drivelmm_o1.mcq import official_correct
-from drive_evals.drivelmm_o1.records import TEST_FILE, O1Record, load_records
+from drive_evals.drivelmm_o1.records import TEST_FILE, DriveLMMRecord, load_records
 
 STEPS = "\n1. **Look**: The top left image shows a bus.\n2. **Decide**: Slow down, the bus is 12 meters ahead."
 QUESTION = "What now? Choose from the following answers only\nA) Stop.\nB) Slow down.\nC) Turn left."
@@ -91,7 +91,7 @@ def test_a_degradation_that_changes_nothing_is_left_out() -> None:
 
 
 @pytest.mark.parametrize("record", load_records(demo_dir("drivelmm_o1") / TEST_FILE), ids=lambda r: r.idx[-6:])
-def test_every_demo_record_gets_every_variant(record: O1Record) -> None:
+def test_every_demo_record_gets_every_variant(record: DriveLMMRecord) -> None:
     variants = build_variants(record.question.strip(), record.steps, record.final_answer)
     assert [v.name for v in variants] == list(VARIANT_NAMES)
     assert variants == build_variants(record.question.strip(), record.steps, record.final_answer), "deterministic"

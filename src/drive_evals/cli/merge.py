@@ -17,9 +17,9 @@ from inspect_ai.log import EvalLog, read_eval_log, recompute_metrics, write_eval
 from inspect_ai.model import ModelUsage
 
 import drive_evals._registry  # noqa: F401  # registers this package's metrics, which the recompute looks up
-from drive_evals.attempts import missing_from_log
 from drive_evals.errors import DriveEvalsError
 from drive_evals.shard import SHARD_KEY
+from drive_evals.started_samples import missing_from_log
 
 MERGED_FROM_KEY = "merged_shards"
 """Task metadata key of a merged log: the file names of its shards, in shard order."""

@@ -24,7 +24,7 @@ from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M,
 from drive_evals.drivelmm_o1.mcq import MCQ_QUESTION_MARKER, NO_LETTER, official_letter
 from drive_evals.drivelmm_o1.metrics import MCQ_GOLD_UNREADABLE
 from drive_evals.drivelmm_o1.prompts import MCQ_QUESTION_NUMBERS
-from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, O1Record, load_records
+from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, DriveLMMRecord, load_records
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
@@ -50,7 +50,7 @@ LIDAR_LABEL = (
 
 
 @dataclass(frozen=True)
-class O1Data:
+class DriveLMMData:
     dataset: MemoryDataset
     summary: dict[str, Any]
 
@@ -113,7 +113,7 @@ def resolve_nuscenes_root(data: str, nuscenes_root: str | None) -> Path:
     )
 
 
-def check_files(records: Sequence[O1Record], root: Path, lidar: bool) -> dict[str, Path]:
+def check_files(records: Sequence[DriveLMMRecord], root: Path, lidar: bool) -> dict[str, Path]:
     """Resolve every camera (and, if asked, LiDAR) file: inside the root, present, readable. Raises naming each."""
     paths: dict[str, Path] = {}
     problems: list[str] = []
@@ -186,7 +186,7 @@ def _stitch_all(frames: dict[str, list[Path]], cell_size: tuple[int, int]) -> di
 
 
 def frame_images(
-    records: Sequence[O1Record], paths: dict[str, Path], options: ImageOptions
+    records: Sequence[DriveLMMRecord], paths: dict[str, Path], options: ImageOptions
 ) -> dict[str, list[Content]]:
     """The image parts of each frame, built once per frame (grids and BEV renders are cached on disk)."""
     frames = {r.frame: [paths[p] for p in r.images] for r in records}
@@ -215,7 +215,7 @@ MCQ_GOLD_UNREADABLE_MEANING = (
 )
 
 
-def gold_unreadable(record: O1Record) -> bool:
+def gold_unreadable(record: DriveLMMRecord) -> bool:
     """An MCQ item whose gold gives no letter by the official rule (`none == none` then counts as correct)."""
     return record.mcq and official_letter(record.final_answer) == NO_LETTER
 
@@ -245,7 +245,7 @@ def frame_keys(frames: Sequence[str]) -> dict[str, str]:
     return keys
 
 
-def sample_ids(records: Sequence[O1Record]) -> list[str]:
+def sample_ids(records: Sequence[DriveLMMRecord]) -> list[str]:
     """Short, readable, stable ids: `drivelmm-<frame key>-q<question number>`, e.g. `drivelmm-c66d0a-q3`.
 
     They lead with what tells questions apart (the full `idx` is 67 characters; the viewer shows ~18). A repeated
@@ -261,7 +261,7 @@ def sample_ids(records: Sequence[O1Record]) -> list[str]:
     return ids
 
 
-def record_to_sample(record: O1Record, images: list[Content], sample_id: str) -> Sample:
+def record_to_sample(record: DriveLMMRecord, images: list[Content], sample_id: str) -> Sample:
     """The question, then the frame's image part(s): what the viewer's sample list previews. The solver
     (`official_prompt`) sends the official layout `model_prompt + "\\n<image>\\n" + question.strip()`."""
     return Sample(
@@ -285,7 +285,7 @@ def record_to_sample(record: O1Record, images: list[Content], sample_id: str) ->
 
 def load_drivelmm_o1(
     data: str, revision: str | None, nuscenes_root: str | None, options: ImageOptions, shard: Shard | None = None
-) -> O1Data:
+) -> DriveLMMData:
     """Validate the test file and every file it names, build the frames' images, then the samples.
 
     `shard` keeps the questions of its frames only (ids unchanged); only its frames' files are checked and their
@@ -337,4 +337,4 @@ def load_drivelmm_o1(
         summary["frames"],
         summary["mcq_items"],
     )
-    return O1Data(MemoryDataset(samples, name="drivelmm_o1", shuffled=False), summary)
+    return DriveLMMData(MemoryDataset(samples, name="drivelmm_o1", shuffled=False), summary)

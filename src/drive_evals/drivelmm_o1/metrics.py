@@ -1,7 +1,7 @@
 """DriveLMM-o1 metrics over per-sample score dicts whose NaN entries mean 'not applicable' (not judged, not MCQ).
 
 Every sample reaches these metrics, judged or not, so `judge_coverage` is honest; a sample that errored
-(`--fail-on-error` below 1, `--continue-on-fail`) reaches none, so `drive_evals.attempts` finds it: it counts as
+(`--fail-on-error` below 1, `--continue-on-fail`) reaches none, so `drive_evals.started_samples` finds it: it counts as
 unjudged in `judge_coverage` and in `missing_samples`. The reasoning score and MCQ accuracy keep the official
 denominators (the judged items: the official script drops an item it could not judge from both). Means skip NaN;
 standard errors are clustered by frame (a frame's questions share the same scene).
@@ -19,9 +19,9 @@ from collections.abc import Callable
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.attempts import missing_units
 from drive_evals.drivelmm_o1.agreement import krippendorff_alpha_interval
 from drive_evals.drivelmm_o1.prompts import CRITERIA
+from drive_evals.started_samples import missing_units
 from drive_evals.stats.clustered import clustered_stderr
 
 REASONING = "reasoning_score"
@@ -148,7 +148,7 @@ def _gold_unreadable(score: SampleScore) -> bool:
 
 
 @metric
-def o1_stderr() -> Metric:
+def drivelmm_o1_stderr() -> Metric:
     """Standard errors clustered by frame for the headline numbers."""
 
     def compute(scores: list[SampleScore]) -> Value:

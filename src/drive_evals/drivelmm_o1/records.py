@@ -43,7 +43,7 @@ CAMERA_ORDER_MEANING = (
 
 
 @dataclass(frozen=True)
-class O1Record:
+class DriveLMMRecord:
     """One question about one frame."""
 
     position: int
@@ -63,7 +63,7 @@ class O1Record:
     """Multiple-choice by the question text (`Choose from the following answers only`); reported when it differs."""
 
 
-def parse_record(raw: object, position: int, warnings: DataWarnings | None = None) -> O1Record | list[str]:
+def parse_record(raw: object, position: int, warnings: DataWarnings | None = None) -> DriveLMMRecord | list[str]:
     """Validate one decoded record; return it or the problems found (warnings go to `warnings`)."""
     warnings = DataWarnings("DriveLMM-o1") if warnings is None else warnings
     if not isinstance(raw, dict):
@@ -94,7 +94,7 @@ def parse_record(raw: object, position: int, warnings: DataWarnings | None = Non
     if lidar is not None and not isinstance(lidar, str):
         warnings.add(BAD_LIDAR, BAD_LIDAR_MEANING, f"{where}: field 'lidar': got {type(lidar).__name__}")
         lidar = None
-    return O1Record(
+    return DriveLMMRecord(
         position=position,
         idx=str(name),
         frame=frame,
@@ -141,7 +141,7 @@ def _split_idx(idx: object) -> tuple[str, int | None]:
     return (frame, int(number)) if frame and number.isdecimal() else (frame, None)
 
 
-def parse_records(raw: object, source: str, warnings: DataWarnings | None = None) -> list[O1Record]:
+def parse_records(raw: object, source: str, warnings: DataWarnings | None = None) -> list[DriveLMMRecord]:
     """Validate the whole test file; raise one `DataValidationError` listing every problem.
 
     Warnings go to `warnings`; without one they are logged here.
@@ -150,7 +150,7 @@ def parse_records(raw: object, source: str, warnings: DataWarnings | None = None
     warnings = DataWarnings("DriveLMM-o1") if warnings is None else warnings
     if not isinstance(raw, list):
         raise DataValidationError(source, [f"{source}: expected a JSON list of records, got {type(raw).__name__}"])
-    records: list[O1Record] = []
+    records: list[DriveLMMRecord] = []
     problems: list[str] = []
     for position, item in enumerate(raw):
         parsed = parse_record(item, position, warnings)
@@ -168,10 +168,10 @@ def parse_records(raw: object, source: str, warnings: DataWarnings | None = None
     return records
 
 
-def _warn_repeated_idx(records: list[O1Record], warnings: DataWarnings) -> None:
+def _warn_repeated_idx(records: list[DriveLMMRecord], warnings: DataWarnings) -> None:
     """Every repeat is evaluated on its own record. The official scorer keys the ground truth by idx, so it would
     judge every repeat against the LAST such record: the example says when the repeats differ."""
-    first: dict[str, O1Record] = {}
+    first: dict[str, DriveLMMRecord] = {}
     for record in records:
         earlier = first.setdefault(record.idx, record)
         if earlier is record:
@@ -185,7 +185,7 @@ def _warn_repeated_idx(records: list[O1Record], warnings: DataWarnings) -> None:
         )
 
 
-def load_records(path: Path, warnings: DataWarnings | None = None) -> list[O1Record]:
+def load_records(path: Path, warnings: DataWarnings | None = None) -> list[DriveLMMRecord]:
     """Read and validate a DriveLMM-o1 test file."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))

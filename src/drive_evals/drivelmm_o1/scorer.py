@@ -32,9 +32,9 @@ from drive_evals.drivelmm_o1.metrics import (
     OUT_OF_RANGE_KEY,
     PANEL_KEY,
     REASONING,
+    drivelmm_o1_stderr,
     judge_key,
     mcq_metrics,
-    o1_stderr,
     panel_agreement,
     reasoning_metrics,
 )
@@ -200,7 +200,16 @@ def explain(
     return "\n\n".join(parts)
 
 
-@scorer(metrics=[reasoning_metrics(), mcq_metrics(), o1_stderr(), panel_agreement(), truncation(), replies_rebuilt()])
+@scorer(
+    metrics=[
+        reasoning_metrics(),
+        mcq_metrics(),
+        drivelmm_o1_stderr(),
+        panel_agreement(),
+        truncation(),
+        replies_rebuilt(),
+    ]
+)
 def drivelmm_o1_scorer(
     judge: bool = True,
     judge_attempts: int = JUDGE_ATTEMPTS,

@@ -6,7 +6,6 @@ from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.benchmark import SuiteTask
 from drive_evals.drivelmm_o1.dataset import (
     ImageMode,
@@ -40,10 +39,12 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
+from drive_evals.errors import route_errors_to_stderr
 from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
+from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register
-from drive_evals.truncation import enable_truncation_warning
+from drive_evals.truncation import enable_end_of_run_warnings
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
@@ -92,6 +93,7 @@ def drivelmm_o1(
         shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by frame, to run n processes in
             parallel; `drive-evals merge-shards` joins their logs into one run (docs/performance.md, Shards).
     """
+    route_errors_to_stderr()
     reject_unknown(drivelmm_o1, kwargs)
     options = ImageOptions(
         parse_image_mode(image_mode),
@@ -107,13 +109,13 @@ def drivelmm_o1(
     nuscenes_root = optional_text("nuscenes_root", nuscenes_root)
     part = parse_shard(shard)
     judges = preflight_graders() if judge else []
-    enable_truncation_warning()
+    enable_end_of_run_warnings()
     built = load_drivelmm_o1(data, revision, nuscenes_root, options, part)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
         solver=[
-            record_attempt(Attempts()),
+            record_start(StartedSamples()),
             *([stop_when_judge_down(breaker)] if judge else []),
             official_prompt(),
             generate_raw_reply(),

@@ -3,9 +3,9 @@
 Estimates are the logs' own metric values, with the clustered standard error the log holds (`<metric>_stderr`;
 where it has none, the twelve DriveLMM-o1 criteria, the same estimator on the per-unit values, marked). Intervals
 are Korn-Graubard intervals on the per-unit values (CR2 variance, t on Bell-McCaffrey df), for a metric's scores
-between 0 and 1 Waudby-Smith and Ramdas's betting intervals (`stats.intervals.mean_interval`); they stay in [0, 1]. Paired
-rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal coverage, and
-the shapes where it does not: docs/statistics.md.
+between 0 and 1 Waudby-Smith and Ramdas's betting intervals (`stats.intervals.mean_interval`); they stay in [0, 1].
+Paired rows invert a cluster sign-flip test combined with a bounded score test. Where each reaches its nominal
+coverage, and the shapes where it does not: docs/statistics.md.
 """
 
 from __future__ import annotations

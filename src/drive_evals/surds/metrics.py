@@ -6,8 +6,8 @@ share images, and so do the pair units of one record.
 
 Denominators are the planned units: a unit whose sample errored (`--fail-on-error` below 1, `--continue-on-fail`)
 has no score in Inspect, and counts here as the official scorer counts a missing reply, invalid and 0
-(`drive_evals.attempts` finds them). `missing_units` counts them; `overall_complete_case`, the mean over the units
-that have a reply, is logged beside the headline when any is missing.
+(`drive_evals.started_samples` finds them). `missing_units` counts them; `overall_complete_case`, the mean over the
+units that have a reply, is logged beside the headline when any is missing.
 
 The log holds the set a person reads at a glance: `overall` first, the six subsets, `overall_stderr`,
 `valid_rate`, `truncated_rate`, `missing_units`. Per-subset standard errors, validity rates and accuracies are
@@ -20,7 +20,7 @@ import math
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.attempts import MissingUnit, missing_units
+from drive_evals.started_samples import MissingUnit, missing_units
 from drive_evals.stats.clustered import GroupedEstimate, equal_group_mean
 from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
 from drive_evals.truncation import TRUNCATED_KEY

@@ -6,17 +6,18 @@ from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.benchmark import SuiteTask
 from drive_evals.data import open_snapshot
+from drive_evals.errors import route_errors_to_stderr
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
 from drive_evals.shard import parse_shard
+from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
-from drive_evals.truncation import enable_truncation_warning
+from drive_evals.truncation import enable_end_of_run_warnings
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
@@ -61,18 +62,19 @@ def surds(
         shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by image, to run n processes in
             parallel; `drive-evals merge-shards` joins their logs into one run (docs/performance.md, Shards).
     """
+    route_errors_to_stderr()
     reject_unknown(surds, kwargs)
     selected = parse_subsets(subsets)
     choice("record_order", record_order, RECORD_ORDERS)
     blind = flag("blind", blind)
     part = parse_shard(shard)
     data, revision = text("data", data), optional_text("revision", revision)
-    enable_truncation_warning()
+    enable_end_of_run_warnings()
     built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind, part)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[record_attempt(Attempts()), answer_each_prompt()],
+        solver=[record_start(StartedSamples()), answer_each_prompt()],
         scorer=surds_scorer(),
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
         metadata={"benchmark": "surds", **built.summary},

@@ -33,11 +33,11 @@ from drive_evals.drivelmm_o1.judge_guard import (
 from drive_evals.drivelmm_o1.judge_meta.degrade import DEGRADATIONS, INJECTIONS, build_variants
 from drive_evals.drivelmm_o1.judge_meta.metrics import JUDGE_SCORE, judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import JUDGED
-from drive_evals.drivelmm_o1.records import O1Record, load_records
+from drive_evals.drivelmm_o1.records import DriveLMMRecord, load_records
 from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
 from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
-from drive_evals.errors import ParameterError
+from drive_evals.errors import ParameterError, route_errors_to_stderr
 from drive_evals.params import optional_text, reject_unknown, text, whole
 from drive_evals.suite import register
 from drive_evals.viewer import sample_list_view
@@ -55,7 +55,7 @@ RESPONSE_SOURCE = "drive_evals/degrade"
 """Model name on the replayed response: it comes from `degrade.py`, not from a model."""
 
 
-def select_records(records: list[O1Record], count: int) -> list[O1Record]:
+def select_records(records: list[DriveLMMRecord], count: int) -> list[DriveLMMRecord]:
     """`count` records spread evenly over the file (so over scenes and question numbers), in file order."""
     if count < 1:
         raise ParameterError(f"records={count}: must be at least 1")
@@ -64,7 +64,7 @@ def select_records(records: list[O1Record], count: int) -> list[O1Record]:
     return [records[index * len(records) // count] for index in range(count)]
 
 
-def variant_samples(record: O1Record) -> list[Sample]:
+def variant_samples(record: DriveLMMRecord) -> list[Sample]:
     """One sample per variant; the input is the question as asked (text only), the response is in the metadata."""
     question = record.question.strip()
     return [
@@ -179,6 +179,7 @@ def drivelmm_o1_judge(
         judge_attempts: Judge calls per response when replies fail validation.
         judge_error_limit: Consecutive judge calls failing with an API error that stop the run.
     """
+    route_errors_to_stderr()
     reject_unknown(drivelmm_o1_judge, kwargs)
     data, revision = text("data", data), optional_text("revision", revision)
     records = whole("records", records, 1)

@@ -1,17 +1,19 @@
-"""Units a run attempted, so that metrics can count the ones that errored: Inspect hands metrics none of them.
+"""The samples a run started, so that metrics can count the ones that errored: Inspect hands metrics none of them.
+
+("Started", not "attempted": attempts are the judge's tries at one sample, `-T judge_attempts`.)
 
 With `--fail-on-error` below 1 or `--continue-on-fail`, a sample that errors has no score, and Inspect computes
 every metric over the samples that have one. The official scorers' denominators are the planned units (a missing
 SURDS reply is invalid and scores 0), so the metrics must see the errored units too. Where that count is known:
 
-- live, the first solver step (`record_attempt`) notes every sample it starts, with the metadata the metrics
-  group and cluster by; a sample that then errors is one this run attempted and did not score. Samples left out by
+- live, the first solver step (`record_start`) notes every sample it starts, with the metadata the metrics
+  group and cluster by; a sample that then errors is one this run started and did not score. Samples left out by
   `--limit` or `--sample-id` never start, so they are not counted. `inspect eval-retry` re-runs only the errored
   samples: once they succeed, nothing is missing and the headline is the full run's.
 - from a finished log (`drive-evals merge-shards`, which recomputes metrics), the samples that carry an error:
   `missing_from_log` binds them for the duration of the recompute.
 
-Attempts are kept per Task object and per model; the metric picks its run's record by the samples it was given
+Started samples are kept per Task object and per model; the metric picks its run's record by the samples it was given
 (several runs of one benchmark and model can share a process, e.g. an eval-set with a blind control).
 """
 
@@ -36,7 +38,7 @@ MissingUnit = dict[str, Any]
 """A unit without a score: its `id` and the `KEPT_METADATA` it has."""
 
 
-class Attempts:
+class StartedSamples:
     """The samples one Task object started, by model: sample id -> kept metadata."""
 
     def __init__(self) -> None:
@@ -48,30 +50,30 @@ class Attempts:
         self.by_model.setdefault(model, {})[sample_id] = {"id": sample_id, **kept}
 
 
-_ALL: list[Attempts] = []
-"""Every Task object's attempts in this process (a handful per run)."""
+_ALL: list[StartedSamples] = []
+"""Every Task object's started samples in this process (a handful per run)."""
 _FROM_LOG: ContextVar[list[MissingUnit] | None] = ContextVar("drive_evals_missing_from_log", default=None)
 
 
 @solver
-def record_attempt(attempts: Attempts) -> Solver:
-    """First solver step: note the sample as attempted (see the module docstring); changes nothing else."""
+def record_start(started: StartedSamples) -> Solver:
+    """First solver step: note the sample as started (see the module docstring); changes nothing else."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        attempts.add(str(state.model), str(state.sample_id), state.metadata)
+        started.add(str(state.model), str(state.sample_id), state.metadata)
         return state
 
     return solve
 
 
 def missing_units(scores: Sequence[SampleScore]) -> list[MissingUnit]:
-    """The units this run attempted (or its log holds with an error) that have no score among `scores`."""
+    """The units this run started (or its log holds with an error) that have no score among `scores`."""
     bound = _FROM_LOG.get()
     scored = {str(score.sample_id) for score in scores}
     if bound is not None:
         return [unit for unit in bound if unit["id"] not in scored]
     model = active_model()
-    runs = [started for attempts in _ALL if (started := attempts.by_model.get(str(model))) is not None]
+    runs = [started for record in _ALL if (started := record.by_model.get(str(model))) is not None]
     if model is None or not runs:
         return []
     # This run's record holds the most of the scored samples (an eval-retry's holds only those it re-ran); between
