@@ -30,6 +30,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from drive_evals.errors import ParameterError
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 
 SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
@@ -97,6 +98,9 @@ def seeded_rng(seed: int, messages: list[ChatMessage]) -> random.Random:
 
 
 CHANCE_PROVIDER = "chance"
+CHANCE_MODEL = "random"
+"""The provider's one model: any other name (`chance/randon`) is refused, or it would run and be reported as
+another model."""
 DEFAULT_SEED = 0
 """The seed when `-M seed=N` is not given; the report names it, so replicates are told apart."""
 
@@ -121,6 +125,11 @@ class ChanceModel(ModelAPI):
         seed: int = DEFAULT_SEED,
         **model_args: Any,
     ) -> None:
+        if model_name != CHANCE_MODEL:
+            raise ParameterError(
+                f"--model {CHANCE_PROVIDER}/{model_name}: unknown model '{model_name}' (did you mean "
+                f"'{CHANCE_PROVIDER}/{CHANCE_MODEL}'?); the chance provider has one model, {CHANCE_MODEL}"
+            )
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         self.seed = int(seed)
 

@@ -16,6 +16,7 @@ when the process exits (`report_at_exit`). `eval()` still raises the error with 
 from __future__ import annotations
 
 import atexit
+import re
 import sys
 from collections.abc import Sequence
 from types import TracebackType
@@ -64,6 +65,24 @@ class JudgeUnavailableError(DriveEvalsError, RuntimeError):
     """A judge model cannot be used (no API key, unknown provider): found before the first generation is paid."""
 
 
+UNKNOWN_PROVIDER = re.compile(r"Model API \S+ of model '(?P<model>.+)' not recognized\.")
+"""Inspect's error for `--model opanai/gpt-4o` (0.3.285, `get_model`), raised before any task is built; its
+traceback is some 200 lines. `tests/test_endpoints.py` runs the command line to catch a change of wording."""
+
+
+def unknown_provider_message(model: str) -> str:
+    """One line for a model whose provider Inspect does not know, with a did-you-mean and the valid providers."""
+    from drive_evals.cli.model_names import check_model_name  # it imports this module
+
+    roles = [arg.partition("=")[0] for arg in sys.argv if "=" in arg and arg.endswith(model)]
+    option = f"role '{roles[0]}' model" if roles else "--model"
+    try:
+        check_model_name(model, option)
+    except ParameterError as error:
+        return f"{error}. No sample was run"
+    return f"{option} {model}: Inspect does not recognise its provider. No sample was run"
+
+
 _EXIT_REPORTS: dict[str, None] = {}
 """Messages `report_at_exit` prints, in order and each once (an `eval-set` retry can stop the same way again)."""
 STOPPED_RUN_NOTE = (
@@ -102,6 +121,8 @@ def route_errors_to_stderr() -> None:
         # Instead of Inspect's console, which prints on stdout and is silenced by `--display none`.
         if isinstance(error, DriveEvalsError):
             print_on_stderr(str(error))
+        elif isinstance(error, ValueError) and (unknown := UNKNOWN_PROVIDER.fullmatch(str(error))):
+            print_on_stderr(unknown_provider_message(unknown["model"]))
         elif isinstance(error, PrerequisiteError):  # Inspect's own: its message may be rich markup
             Console(stderr=True, highlight=False).print(
                 f"\n{error.message}\n" if isinstance(error.message, str) else error.message

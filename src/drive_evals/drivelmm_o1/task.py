@@ -20,6 +20,7 @@ from drive_evals.drivelmm_o1.judge_guard import (
     DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
     JudgeBreaker,
+    graders,
     preflight_graders,
     stop_when_judge_down,
 )
@@ -39,6 +40,7 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
+from drive_evals.endpoints import check_task_endpoints
 from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.suite import DRIVELMM_O1, register
@@ -107,6 +109,7 @@ def drivelmm_o1(
     judges = preflight_graders() if judge else []
     enable_truncation_warning()
     built = load_drivelmm_o1(data, revision, nuscenes_root, options, part)
+    check_task_endpoints(model_under_test=True, judges=graders() if judge else [])
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,

@@ -8,6 +8,7 @@ from inspect_ai.model import GenerateConfig
 
 from drive_evals.attempts import Attempts, record_attempt
 from drive_evals.data import open_snapshot
+from drive_evals.endpoints import check_task_endpoints
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
 from drive_evals.shard import parse_shard
 from drive_evals.suite import SURDS, register
@@ -67,6 +68,7 @@ def surds(
     data, revision = text("data", data), optional_text("revision", revision)
     enable_truncation_warning()
     built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind, part)
+    check_task_endpoints(model_under_test=True)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
