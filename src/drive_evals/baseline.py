@@ -30,7 +30,6 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from drive_evals.errors import ParameterError
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 
 SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
@@ -126,10 +125,9 @@ class ChanceModel(ModelAPI):
         **model_args: Any,
     ) -> None:
         if model_name != CHANCE_MODEL:
-            raise ParameterError(
-                f"--model {CHANCE_PROVIDER}/{model_name}: unknown model '{model_name}' (did you mean "
-                f"'{CHANCE_PROVIDER}/{CHANCE_MODEL}'?); the chance provider has one model, {CHANCE_MODEL}"
-            )
+            from drive_evals.cli.model_names import check_model_name
+
+            check_model_name(f"{CHANCE_PROVIDER}/{model_name}")
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         self.seed = int(seed)
 

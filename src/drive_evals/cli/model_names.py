@@ -23,7 +23,8 @@ def model_providers() -> list[str]:
 
 
 def check_model_name(model: str, option: str = "--model") -> None:
-    """Raise `ParameterError` unless `model` is `<provider>/<model>` with a provider Inspect knows."""
+    """Raise `ParameterError` unless `model` is `<provider>/<model>` with a provider Inspect knows (and, for the
+    chance baseline, its one model)."""
     provider, slash, name = model.partition("/")
     providers = model_providers()
     listed = ", ".join(providers)
@@ -36,3 +37,10 @@ def check_model_name(model: str, option: str = "--model") -> None:
         close = difflib.get_close_matches(provider, providers, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise ParameterError(f"{option} {model}: unknown provider '{provider}'{hint}; the providers are: {listed}")
+    from drive_evals.baseline import CHANCE_MODEL, CHANCE_PROVIDER
+
+    if provider == CHANCE_PROVIDER and name != CHANCE_MODEL:
+        raise ParameterError(
+            f"{option} {model}: unknown model '{name}' (did you mean '{CHANCE_PROVIDER}/{CHANCE_MODEL}'?); "
+            f"the chance provider has one model, {CHANCE_MODEL}"
+        )
