@@ -142,7 +142,9 @@ def test_served_model_runs(server: FakeModelServer, tmp_path: Path, offline: Non
 def test_server_without_a_model_list_is_reached_and_runs(tmp_path: Path, offline: None) -> None:
     with FakeModelServer(policy=drive_policy("correct")) as listless:
         run_surds(f"openai/{OPENAI_MODEL}", listless, tmp_path)
-        assert listless.requests and listless.rejections == []
+        run_surds(f"anthropic/{ANTHROPIC_MODEL}", listless, tmp_path)
+        assert {request.api for request in listless.requests} == {"openai", "anthropic"}
+        assert listless.rejections == []
 
 
 def test_switch_turns_the_check_off(

@@ -8,7 +8,8 @@ provider's model list, which no API bills:
 
 - OpenAI and OpenAI-compatible servers (`openai/`, `openai-api/<service>/`, vLLM, SGLang, Ollama): `GET /models`;
   the model must be listed (a server without the list, a 404, is only reached: the name is not checked).
-- Anthropic: `GET /v1/models/{model}`, which resolves aliases too; on a 404, `GET /v1/models` for a did-you-mean.
+- Anthropic: `GET /v1/models/{model}`, which resolves aliases too; on a 404, `GET /v1/models` for a did-you-mean
+  (a server that answers neither, a proxy, is only reached).
 
 Other providers (Google, Bedrock, Azure, local and test providers) are not reached: their model is built, as
 Inspect builds it, and that is all. `DRIVE_EVALS_CHECK_ENDPOINTS=0` turns the check off (a gateway that serves
@@ -161,8 +162,8 @@ def _anthropic_probe(client: Any, name: str) -> str | None:
     try:
         listed = [model.id for model in client.models.list(limit=1000)]
     except anthropic.APIError:
-        listed = []
-    return _unknown_model(name, listed)
+        return None  # no model endpoints at all (a proxy): reached, and that is all it offers
+    return None if name in listed else _unknown_model(name, listed)
 
 
 def _unknown_model(name: str, listed: list[str]) -> str:
