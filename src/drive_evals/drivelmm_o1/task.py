@@ -45,6 +45,7 @@ from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.suite import DRIVELMM_O1, register
 from drive_evals.truncation import enable_truncation_warning
+from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
@@ -122,7 +123,7 @@ def drivelmm_o1(
         scorer=drivelmm_o1_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
         ),
-        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
+        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={
             "benchmark": "drivelmm_o1",
             "judge_enabled": judge,

@@ -17,6 +17,7 @@ from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
 from drive_evals.truncation import enable_truncation_warning
+from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
@@ -74,7 +75,7 @@ def surds(
         version=TASK_VERSION,
         solver=[record_attempt(Attempts()), answer_each_prompt()],
         scorer=surds_scorer(),
-        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
+        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={"benchmark": "surds", **built.summary},
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
         tags=replicate_tags(),
