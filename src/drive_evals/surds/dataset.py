@@ -22,6 +22,7 @@ from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
+from drive_evals.spread import spread_samples
 from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
 from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
@@ -289,4 +290,5 @@ def load_surds(
         SHARD_KEY: str(shard) if shard else None,
     }
     warnings.log(logger)
+    samples = spread_samples(samples, "subset", "image")
     return SurdsData(MemoryDataset(samples, name="surds", shuffled=False), summary)
