@@ -66,10 +66,10 @@ PROCESSES = 2
 
 def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> None:
     assert split_total(10, 4) == [3, 3, 2, 2] and split_total(2, 3) == [1, 1, 1]
-    options = ["--model", "m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
+    options = ["--model", "mockllm/m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
     shards = plan_shards(3, tmp_path, options)
     assert [shard.log_dir.name for shard in shards] == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
-    first: tuple[str, ...] = ("--model", "m", "-T", "data=demo", "--display", "plain")
+    first: tuple[str, ...] = ("--model", "mockllm/m", "-T", "data=demo", "--display", "plain")
     first += ("--max-connections", "4", "--max-samples", "2", "--limit", "3")
     assert shards[0].options == first  # each shard runs the first ceil(7 / 3) samples of its own part
     assert [s.options[s.options.index("--max-connections") + 1] for s in shards] == ["4", "3", "3"]
