@@ -1,7 +1,7 @@
 """Reach every model a run will call once, before the first sample, so that a wrong URL, model name or key fails in
 seconds with one line instead of retrying for minutes or ending in a traceback.
 
-Each task calls `check_endpoints` while it is built: Inspect 0.3.285 has made the model under test active and bound
+Each task calls `check_task_endpoints` while it is built: Inspect 0.3.285 has made the model under test active and bound
 the `--model-role` models by then (`eval_resolve_tasks`), and a `DriveEvalsError` raised there is printed on stderr
 in every display mode, with exit 1 and no log (drive_evals.errors). The check costs nothing: it only reads the
 provider's model list, which no API bills:
@@ -70,8 +70,7 @@ def check_endpoints(roles: dict[str, list[Model]]) -> None:
     for role, models in roles.items():
         for model in models:
             endpoint = endpoint_of(role, model)
-            key = (endpoint.model, endpoint.url, _api_key(model)) if endpoint else None
-            if endpoint is None or key is None or key in seen:
+            if endpoint is None or (key := (endpoint.model, endpoint.url, _api_key(model))) in seen:
                 continue
             seen.add(key)
             problem = endpoint.problem()
