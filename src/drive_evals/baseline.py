@@ -30,6 +30,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from drive_evals.cli.model_names import check_model_name
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 
 SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
@@ -125,8 +126,6 @@ class ChanceModel(ModelAPI):
         **model_args: Any,
     ) -> None:
         if model_name != CHANCE_MODEL:
-            from drive_evals.cli.model_names import check_model_name
-
             check_model_name(f"{CHANCE_PROVIDER}/{model_name}")
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         self.seed = int(seed)

@@ -16,9 +16,8 @@ when the process exits (`report_at_exit`). `eval()` still raises the error with 
 from __future__ import annotations
 
 import atexit
-import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 
 import inspect_ai._util.error as inspect_errors
@@ -65,22 +64,18 @@ class JudgeUnavailableError(DriveEvalsError, RuntimeError):
     """A judge model cannot be used (no API key, unknown provider): found before the first generation is paid."""
 
 
-UNKNOWN_PROVIDER = re.compile(r"Model API \S+ of model '(?P<model>.+)' not recognized\.")
-"""Inspect's error for `--model opanai/gpt-4o` (0.3.285, `get_model`), raised before any task is built; its
-traceback is some 200 lines. `tests/test_endpoints.py` runs the command line to catch a change of wording."""
+_TRANSLATORS: list[Callable[[BaseException], str | None]] = []
+"""Turn another library's uncaught exception into one line (or None): see `translate_uncaught`."""
 
 
-def unknown_provider_message(model: str) -> str:
-    """One line for a model whose provider Inspect does not know, with a did-you-mean and the valid providers."""
-    from drive_evals.cli.model_names import check_model_name  # it imports this module
+def translate_uncaught(translator: Callable[[BaseException], str | None]) -> None:
+    """Have the stderr hook print `translator(error)` instead of a traceback whenever it returns a line (e.g.
+    Inspect's unknown-provider `ValueError`, drive_evals.cli.model_names)."""
+    _TRANSLATORS.append(translator)
 
-    roles = [arg.partition("=")[0] for arg in sys.argv if "=" in arg and arg.endswith(model)]
-    option = f"role '{roles[0]}' model" if roles else "--model"
-    try:
-        check_model_name(model, option)
-    except ParameterError as error:
-        return f"{error}. No sample was run"
-    return f"{option} {model}: Inspect does not recognise its provider. No sample was run"
+
+def _translated(error: BaseException) -> str | None:
+    return next((line for translate in _TRANSLATORS if (line := translate(error)) is not None), None)
 
 
 _EXIT_REPORTS: dict[str, None] = {}
@@ -121,8 +116,8 @@ def route_errors_to_stderr() -> None:
         # Instead of Inspect's console, which prints on stdout and is silenced by `--display none`.
         if isinstance(error, DriveEvalsError):
             print_on_stderr(str(error))
-        elif isinstance(error, ValueError) and (unknown := UNKNOWN_PROVIDER.fullmatch(str(error))):
-            print_on_stderr(unknown_provider_message(unknown["model"]))
+        elif (line := _translated(error)) is not None:
+            print_on_stderr(line)
         elif isinstance(error, PrerequisiteError):  # Inspect's own: its message may be rich markup
             Console(stderr=True, highlight=False).print(
                 f"\n{error.message}\n" if isinstance(error.message, str) else error.message
