@@ -26,6 +26,7 @@ from inspect_ai.util._display import DisplayType
 from inspect_runs import RUNNER
 
 import drive_evals.errors as errors
+from drive_evals.endpoints import SWITCH_ENV
 from drive_evals.errors import DataValidationError, DriveEvalsError, ParameterError
 
 SHORT_OUTPUT_LINES = 12
@@ -219,6 +220,7 @@ def test_judge_breaker_stop_is_short_in_every_display_mode(display: str, tmp_pat
     with FakeModelServer(policy=drive_policy("correct"), api_keys={good}) as server:
         env = {"OPENAI_BASE_URL": server.openai_base_url, "JUDGE_BASE_URL": server.openai_base_url}
         env |= {"DRIVE_EVALS_CACHE": str(tmp_path / "derived"), "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
+        env[SWITCH_ENV] = "0"  # the refused judge must reach its calls, past the endpoint check
         args = ["eval", "drive_evals/drivelmm_o1", "--model", "openai/gpt-4o-2024-08-06", "-T", "data=demo"]
         args += ["--model-role", "grader=openai-api/judge/gpt-4o-mini-2024-07-18", "-T", "judge_error_limit=2"]
         code, stdout, stderr = inspect_cli(

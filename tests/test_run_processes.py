@@ -66,10 +66,10 @@ PROCESSES = 2
 
 def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> None:
     assert split_total(10, 4) == [3, 3, 2, 2] and split_total(2, 3) == [1, 1, 1]
-    options = ["--model", "m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
+    options = ["--model", "mockllm/m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
     shards = plan_shards(3, tmp_path, options)
     assert [shard.log_dir.name for shard in shards] == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
-    first: tuple[str, ...] = ("--model", "m", "-T", "data=demo", "--display", "plain")
+    first: tuple[str, ...] = ("--model", "mockllm/m", "-T", "data=demo", "--display", "plain")
     first += ("--max-connections", "4", "--max-samples", "2", "--limit", "3")
     assert shards[0].options == first  # each shard runs the first ceil(7 / 3) samples of its own part
     assert [s.options[s.options.index("--max-connections") + 1] for s in shards] == ["4", "3", "3"]
@@ -89,12 +89,15 @@ def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> 
         (["--max-connections", "0"], "--max-connections 0: must be a positive"),
         (["--limit", "10-20"], "--limit 10-20"),
         (["--max-samples"], "--max-samples: needs a value"),
+        (["--model", "opanai/gpt-4o"], "--model opanai/gpt-4o: unknown provider 'opanai' (did you mean 'openai'?)"),
+        (["--model=chance/randon"], "--model chance/randon: unknown model 'randon' (did you mean 'chance/random'?)"),
+        (["--model-role", "grader=opanai/x"], "--model-role grader=opanai/x: unknown provider 'opanai'"),
     ],
 )
 def test_bad_options_are_refused_before_any_process_starts(
     tmp_path: Path, options: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(RunError, match=message):
+    with pytest.raises(RunError, match=re.escape(message)):
         plan_shards(2, tmp_path, options)
     args = ["run", "drive_evals/surds", "--log-dir", str(tmp_path / "run"), "--processes", "2", *options]
     assert main(args) == 2
@@ -243,6 +246,22 @@ def _drive_evals_run(task_args: list[str], log_dir: Path, server: FakeModelServe
         command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, env={**os.environ, **env}, cwd=tmp
     )
     return result.returncode, result.stdout + result.stderr
+
+
+@pytest.mark.slow  # runs the command, which starts `inspect eval-set` subprocesses
+def test_an_unusable_model_is_one_error_without_a_resume_hint(tmp_path: Path) -> None:
+    """Before: exit 1 after a minute of retries, each shard's traceback, then "run the same command again to
+    resume", which cannot help."""
+    with FakeModelServer(models=["model"]) as server:
+        status, output = _drive_evals_run(["drive_evals/surds", "--model", "openai-api/fake/modle", "-T", "data=demo"],
+                                          tmp_path / "run", server, tmp_path)  # fmt: skip
+        generated = server.requests
+    assert status == 1, output
+    expected = "unknown model 'modle' (did you mean 'model'?)"
+    assert output.count(expected) == 1, output
+    assert f"shard 1/{PROCESSES} (exit 1), 2/{PROCESSES} (exit 1) failed" in output, output
+    assert "run the same command again" not in output and "no sample ran" in output, output
+    assert generated == []
 
 
 def _answered(server: FakeModelServer) -> Counter[str]:

@@ -80,6 +80,9 @@ def seeded_rng(seed: int, messages: list[ChatMessage]) -> random.Random:
 
 
 CHANCE_PROVIDER = "chance"
+CHANCE_MODEL = "random"
+"""The provider's one model: any other name (`chance/randon`) is refused, or it would run and be reported as
+another model."""
 DEFAULT_SEED = 0
 """The seed when `-M seed=N` is not given; the report names it, so replicates are told apart."""
 
@@ -107,6 +110,10 @@ def chance_model(benchmarks: Sequence[Benchmark]) -> type[ModelAPI]:
             seed: int = DEFAULT_SEED,
             **model_args: Any,
         ) -> None:
+            if model_name != CHANCE_MODEL:
+                from drive_evals.cli.model_names import check_model_name  # the CLI package imports the registry
+
+                check_model_name(f"{CHANCE_PROVIDER}/{model_name}")
             super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
             self.seed = int(seed)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import atexit
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 
 import inspect_ai._util.error as inspect_errors
@@ -63,6 +63,20 @@ class JudgeUnavailableError(DriveEvalsError, RuntimeError):
     """A judge model cannot be used (no API key, unknown provider): found before the first generation is paid."""
 
 
+_TRANSLATORS: list[Callable[[BaseException], str | None]] = []
+"""Turn another library's uncaught exception into one line (or None): see `translate_uncaught`."""
+
+
+def translate_uncaught(translator: Callable[[BaseException], str | None]) -> None:
+    """Have the stderr hook print `translator(error)` instead of a traceback whenever it returns a line (e.g.
+    Inspect's unknown-provider `ValueError`, drive_evals.cli.model_names)."""
+    _TRANSLATORS.append(translator)
+
+
+def _translated(error: BaseException) -> str | None:
+    return next((line for translate in _TRANSLATORS if (line := translate(error)) is not None), None)
+
+
 _EXIT_REPORTS: dict[str, None] = {}
 """Messages `report_at_exit` prints, in order and each once (an `eval-set` retry can stop the same way again)."""
 STOPPED_RUN_NOTE = (
@@ -102,6 +116,8 @@ def route_errors_to_stderr() -> None:
         # Instead of Inspect's console, which prints on stdout and is silenced by `--display none`.
         if isinstance(error, DriveEvalsError):
             print_on_stderr(str(error))
+        elif (line := _translated(error)) is not None:
+            print_on_stderr(line)
         elif isinstance(error, PrerequisiteError):  # Inspect's own: its message may be rich markup
             Console(stderr=True, highlight=False).print(
                 f"\n{error.message}\n" if isinstance(error.message, str) else error.message

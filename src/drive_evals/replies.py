@@ -46,6 +46,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from inspect_ai.solver import Generate, TaskState
 
 from drive_evals.data import cache_dir
+from drive_evals.unanswered import stop_unanswered
 
 ReplySource = Literal["provider", "rebuilt"]
 PROVIDER: ReplySource = "provider"
@@ -250,8 +251,12 @@ def _cached_raw_text(message_id: str | None) -> str | None:
 async def generate_reply(state: TaskState, generate: Generate) -> tuple[TaskState, Reply]:
     """`generate(state)`, and the reply as the provider returned it (rebuilt, and marked so, only if it cannot be)."""
     sink = _RawTextSink(_model_event_sink.get())
-    with use_model_event_sink(sink):
-        state = await generate(state)
+    try:
+        with use_model_event_sink(sink):
+            state = await generate(state)
+    except Exception as error:
+        stop_unanswered(str(state.model), error)  # a dead model: one line, instead of Inspect's RetryError
+        raise
     # Several events complete when Inspect retries; the last successful one produced `state.output`.
     return state, sink.reply or fallback_reply(state.output, NO_CALL)
 

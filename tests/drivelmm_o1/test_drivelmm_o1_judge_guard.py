@@ -28,6 +28,7 @@ from drive_evals.drivelmm_o1.judge_guard import (
     plain_reason,
     stop_when_judge_down,
 )
+from drive_evals.endpoints import SWITCH_ENV
 from drive_evals.errors import JudgeUnavailableError
 
 O1 = "drive_evals/drivelmm_o1"
@@ -133,6 +134,7 @@ def stopped_run(tmp_path: Path, server: FakeModelServer, monkeypatch: pytest.Mon
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "derived"))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(SWITCH_ENV, "0")  # the refused judge must reach its calls, past the endpoint check
     # Not memoized: a cached client would still point at an earlier test's server, and retry it forever.
     model = get_model(MODEL, api_key=GOOD_KEY, base_url=server.openai_base_url, memoize=False)
     judge = get_model(JUDGE, api_key=REFUSED_KEY, base_url=server.openai_base_url, memoize=False)

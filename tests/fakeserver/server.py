@@ -50,6 +50,9 @@ OPENAI_RESPONSES = OpenAIResponses()
 GENERATION_ROUTES: dict[str, Dialect] = {"/v1/chat/completions": OPENAI, "/v1/messages": ANTHROPIC}
 RESPONSES_PATH = "/v1/responses"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+MODELS_PATH = "/v1/models"
+"""The model list of both APIs (`GET`; Anthropic's also answers `GET /v1/models/{id}`), served when the server is
+started with `models=`: without, it is a 404, as on a server that offers no list."""
 NOT_FOUND_HINTS = {
     RESPONSES_PATH: "This fake server answers the Responses API only when started with "
     "FakeModelServer(responses_api=True). Inspect's openai provider uses it for o-series, gpt-5 and codex model "
@@ -66,6 +69,8 @@ LISTEN_BACKLOG = 128
 connection per sample in flight at once; with the queue full the kernel drops a client's SYN, and the client
 sends it again only after a second: runs through this server stalled for a second, at random."""
 INVALID_JSON = "{this is not json"
+SILENT_HOLD_SECONDS = 3600.0
+"""How long a request past `silent_after` is held: until the server stops, in practice."""
 GEMINI_KEY_HEADER = "x-goog-api-key"
 GEMINI_UPLOAD_SIZE_HEADER = "x-goog-upload-header-content-length"
 GEMINI_UPLOAD_QUERY = "upload_id"
@@ -114,6 +119,7 @@ class FakeModelServer:
         fault_plan: FaultPlan | None = None,
         api_keys: Collection[str] | None = None,
         responses_api: bool = False,
+        models: Collection[str] | None = None,
     ) -> None:
         self.policy = policy
         self.responses_api = responses_api
@@ -122,6 +128,12 @@ class FakeModelServer:
         self.fault_plan = fault_plan or FaultPlan()
         self.api_keys = frozenset(api_keys) if api_keys is not None else None
         """Keys accepted (any non-empty key when None); others get the API's 401, as a revoked key would."""
+        self.models = tuple(models) if models is not None else None
+        """Models served, listed by `GET /v1/models`; a generation request for another is a 404, as vLLM answers.
+        None: any model is served and there is no list."""
+        self.silent_after: int | None = None
+        """Generation requests answered before the server stops answering: later ones are held, unanswered, until
+        it stops (a server that hangs mid-run). None: no limit."""
         self._lock = threading.Lock()
         self._requests: list[FakeRequest] = []
         self._counts: dict[str, PromptCounts] = {}
@@ -129,6 +141,7 @@ class FakeModelServer:
         self._injected: list[InjectedFault] = []
         self._rejections: list[Rejection] = []
         self._response_ids = itertools.count(1)
+        self._generations = 0
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._serve_thread: threading.Thread | None = None
@@ -254,6 +267,12 @@ class FakeModelServer:
         """Sleep for a hang fault, but wake when the server stops so that `stop()` stays quick."""
         self._stopping.wait(seconds)
 
+    def _silenced(self) -> bool:
+        """Count a generation request against `silent_after`; True once the limit is passed."""
+        with self._lock:
+            self._generations += 1
+            return self.silent_after is not None and self._generations > self.silent_after
+
     def _next_response_id(self) -> str:
         return f"fake{next(self._response_ids):06d}"
 
@@ -285,6 +304,10 @@ class FakeModelServer:
                 f"(not {dialect.api})"
             )
         return reply
+
+
+def _anthropic_model(model: str) -> dict[str, Any]:
+    return {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"}
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -358,6 +381,8 @@ class _Handler(BaseHTTPRequestHandler):
             elif path.startswith(OPENAI_FILES + "/") and path.endswith(CONTENT_SUFFIX):
                 file_id = path.removeprefix(OPENAI_FILES + "/").removesuffix(CONTENT_SUFFIX)
                 self._send_bytes(200, store.file_content(file_id))
+            elif path == MODELS_PATH or path.startswith(MODELS_PATH + "/"):
+                self._models(path.removeprefix(MODELS_PATH).removeprefix("/"))
             else:
                 self._not_found()
         except KeyError:
@@ -389,9 +414,39 @@ class _Handler(BaseHTTPRequestHandler):
             elif path == COUNT_TOKENS_PATH:
                 self._send_json(200, ANTHROPIC.count_tokens_body(body))
             else:
-                self._generate(dialect, dialect.parse(body))
+                request = dialect.parse(body)
+                models = self.server.owner.models
+                if models is not None and request.model not in models:
+                    self._reject(dialect, 404, f"The model `{request.model}` does not exist.")
+                else:
+                    self._generate(dialect, request)
         except BadRequest as ex:
             self._reject(dialect, 400, str(ex))
+
+    def _models(self, model: str) -> None:
+        """`GET /v1/models` (both APIs' list) or Anthropic's `GET /v1/models/{id}`; the key is checked first."""
+        owner = self.server.owner
+        dialect: Dialect = ANTHROPIC if self.headers.get("anthropic-version") else OPENAI
+        key = self._api_key()
+        if not key:
+            self._reject(dialect, dialect.missing_key_status, "No API key provided")
+        elif owner.api_keys is not None and key not in owner.api_keys:
+            self._reject(dialect, dialect.invalid_key_status, dialect.invalid_key_message(key))
+        elif owner.models is None or (model and dialect is OPENAI):
+            # Not a rejection of a request the client meant to succeed: a server without the list answers so.
+            self._send_json(404, dialect.error_body(404, f"Unknown request URL: GET {MODELS_PATH}"))
+        elif model:
+            if model in owner.models:
+                self._send_json(200, _anthropic_model(model))
+            else:
+                self._reject(dialect, 404, f"model: {model}")
+        elif dialect is ANTHROPIC:
+            listed = [_anthropic_model(name) for name in owner.models]
+            first, last = (owner.models[0], owner.models[-1]) if owner.models else (None, None)
+            self._send_json(200, {"data": listed, "has_more": False, "first_id": first, "last_id": last})
+        else:
+            listed = [{"id": name, "object": "model", "created": 0, "owned_by": "fake"} for name in owner.models]
+            self._send_json(200, {"object": "list", "data": listed})
 
     def _batch_post(self, path: str) -> None:
         owner = self.server.owner
@@ -440,6 +495,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _generate(self, dialect: Dialect, request: FakeRequest) -> None:
         owner = self.server.owner
+        if owner._silenced():
+            owner._hold(SILENT_HOLD_SECONDS)
+            self.close_connection = True
+            return
         fault = owner._admit(request)
         if fault is not None:
             self._serve_fault(dialect, request, fault)

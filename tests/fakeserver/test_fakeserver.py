@@ -339,7 +339,8 @@ def test_refused_keys_get_the_apis_401() -> None:
     [
         ("POST", "/v1/chat/completions", {}, 401, "No API key"),
         ("POST", "/v1/responses", {"Authorization": "Bearer x"}, 404, "Responses API"),
-        ("GET", "/v1/models", {}, 404, "Unknown request URL"),
+        ("GET", "/v1/engines", {"Authorization": "Bearer x"}, 404, "Unknown request URL"),
+        ("GET", "/v1/models", {"Authorization": "Bearer x"}, 404, "Unknown request URL"),  # no `models=`: no list
     ],
 )
 def test_http_errors_have_api_error_bodies(
@@ -358,6 +359,24 @@ def test_http_errors_have_api_error_bodies(
         urllib.request.urlopen(request, timeout=STOP_BOUND_SECONDS)
     assert raised.value.code == status
     assert message in json.loads(raised.value.read())["error"]["message"]
+
+
+def test_model_list_and_unknown_models() -> None:
+    """With `models=`, both APIs list them (the key checked first), and a generation for another model is a 404."""
+    import anthropic
+
+    with FakeModelServer(models=["gpt-4o-mini", "claude-x"], api_keys={TEST_API_KEY}) as server:
+        client = openai.OpenAI(base_url=server.openai_base_url, api_key=TEST_API_KEY, max_retries=0)
+        assert [model.id for model in client.models.list()] == ["gpt-4o-mini", "claude-x"]
+        with pytest.raises(openai.NotFoundError, match="`gpt-4o-mino` does not exist"):
+            client.chat.completions.create(model="gpt-4o-mino", messages=[{"role": "user", "content": "x"}])
+        with pytest.raises(openai.AuthenticationError):
+            openai.OpenAI(base_url=server.openai_base_url, api_key="sk-no", max_retries=0).models.list()
+        claude = anthropic.Anthropic(base_url=server.anthropic_base_url, api_key=TEST_API_KEY, max_retries=0)
+        assert claude.models.retrieve("claude-x").id == "claude-x"
+        assert [model.id for model in claude.models.list()] == ["gpt-4o-mini", "claude-x"]
+        with pytest.raises(anthropic.NotFoundError):
+            claude.models.retrieve("claude-y")
 
 
 def gemini_client(server: FakeModelServer, api_key: str = TEST_API_KEY) -> genai.Client:

@@ -104,6 +104,22 @@ def test_surds_bad_data_is_one_clear_error(tmp_path: Path, breaker: Breaker) -> 
     assert all(text in message for text in expected), message
 
 
+def test_surds_broken_line_and_corrupt_images_are_reported_together(tmp_path: Path) -> None:
+    """Before (main at 2c3e92f): the broken line alone; the images only once it was fixed."""
+    root = surds_copy(tmp_path)
+    line_texts = malformed_line(root)
+    names = [json.loads(line)["file_name"] for line in metadata_lines(root)[3:]]
+    broken = list(dict.fromkeys(names))[:2]
+    for name in broken:
+        (root / "validation" / name).write_bytes(b"RIFF\x00\x00\x00\x00WEBPnot an image at all")
+    with pytest.raises(DataValidationError) as caught:
+        surds(data=str(root))
+    message = str(caught.value)
+    assert all(text in message for text in line_texts), message
+    assert all(message.count(f"file_name {name!r}: not a readable image") == 1 for name in broken), message
+    assert message.startswith("3 problem(s)"), message
+
+
 def test_surds_empty_selection(tmp_path: Path) -> None:
     for subsets in ("", " , "):
         with pytest.raises(ParameterError, match="no subset selected"):

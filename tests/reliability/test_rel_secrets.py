@@ -12,6 +12,8 @@ from fakeserver import OPENAI_API_SERVICE, FakeModelServer
 from fakeserver.drive import drive_policy
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from drive_evals.endpoints import SWITCH_ENV
+
 from .harness import (
     ANTHROPIC_MODEL,
     DRIVELMM_O1_SCORER,
@@ -81,6 +83,7 @@ def test_failed_authentication_is_reported_without_the_key(tmp_path: Path, deriv
         env.update(
             {f"{OPENAI_API_SERVICE.upper()}_API_KEY": WRONG_OPENAI_KEY, "ANTHROPIC_API_KEY": WRONG_ANTHROPIC_KEY}
         )
+        env[SWITCH_ENV] = "0"  # the refused keys must reach the generation and judge calls, past the endpoint check
         models = f"{OPENAI_MODEL},{ANTHROPIC_MODEL}"
         args = ["eval", *TASKS, "--model", models, "--model-role", f"grader={judge}", "-T", "data=demo"]
         run = run_cli([*args, "--limit", "2", "--max-retries", "1", "--log-dir", str(tmp_path / "logs")], env, tmp_path)

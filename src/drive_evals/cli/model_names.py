@@ -4,8 +4,14 @@ drive-evals command is answered with the valid providers instead of Inspect's tr
 from __future__ import annotations
 
 import difflib
+import re
+import sys
 
-from drive_evals.errors import ParameterError
+from drive_evals.errors import ParameterError, translate_uncaught
+
+UNKNOWN_PROVIDER = re.compile(r"Model API \S+ of model '(?P<model>.+)' not recognized\.")
+"""Inspect's error for `--model opanai/gpt-4o` (0.3.285, `get_model`), raised before any task is built; its
+traceback is some 200 lines. `tests/test_endpoints.py` runs the command line to catch a change of wording."""
 
 
 def model_providers() -> list[str]:
@@ -23,7 +29,8 @@ def model_providers() -> list[str]:
 
 
 def check_model_name(model: str, option: str = "--model") -> None:
-    """Raise `ParameterError` unless `model` is `<provider>/<model>` with a provider Inspect knows."""
+    """Raise `ParameterError` unless `model` is `<provider>/<model>` with a provider Inspect knows (and, for the
+    chance baseline, its one model)."""
     provider, slash, name = model.partition("/")
     providers = model_providers()
     listed = ", ".join(providers)
@@ -36,3 +43,28 @@ def check_model_name(model: str, option: str = "--model") -> None:
         close = difflib.get_close_matches(provider, providers, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise ParameterError(f"{option} {model}: unknown provider '{provider}'{hint}; the providers are: {listed}")
+    from drive_evals.chance import CHANCE_MODEL, CHANCE_PROVIDER
+
+    if provider == CHANCE_PROVIDER and name != CHANCE_MODEL:
+        raise ParameterError(
+            f"{option} {model}: unknown model '{name}' (did you mean '{CHANCE_PROVIDER}/{CHANCE_MODEL}'?); "
+            f"the chance provider has one model, {CHANCE_MODEL}"
+        )
+
+
+def unknown_provider_line(error: BaseException) -> str | None:
+    """One line for Inspect's unknown-provider error, with a did-you-mean and the valid providers; else None."""
+    unknown = UNKNOWN_PROVIDER.fullmatch(str(error)) if isinstance(error, ValueError) else None
+    if unknown is None:
+        return None
+    model = unknown["model"]
+    roles = [arg.partition("=")[0] for arg in sys.argv if "=" in arg and arg.endswith(model)]
+    option = f"role '{roles[0]}' model" if roles else "--model"
+    try:
+        check_model_name(model, option)
+    except ParameterError as checked:
+        return f"{checked}. No sample was run"
+    return None
+
+
+translate_uncaught(unknown_provider_line)  # loaded with the chance provider (chance.py), so in every Inspect run

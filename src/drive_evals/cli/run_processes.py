@@ -35,6 +35,8 @@ from drive_evals.shard import SHARD_KEY
 
 SPLIT_OPTIONS = ("--max-connections", "--max-samples")
 """Totals over the whole run, split between the shard processes."""
+MODEL_OPTIONS = ("--model", "--model-role")
+"""Checked as `drive-evals estimate` checks `--model`, before any process starts."""
 OWN_OPTIONS = {"--log-format": "merging reads and writes .eval logs"}
 """`inspect eval-set` options this command sets itself, and why a user may not pass them."""
 MERGED_NAME = "merged.eval"
@@ -101,6 +103,22 @@ def _option_value(options: list[str], index: int) -> tuple[str, str, int]:
     return option, options[index + 1], index + 2
 
 
+def _check_models(option: str, value: str) -> None:
+    """A mistyped `--model` or `--model-role` fails here, in one line, instead of in every shard process."""
+    from drive_evals.cli.model_names import check_model_name
+
+    if option == "--model-role":
+        role, equals, value = value.partition("=")
+        if not equals or value.lstrip().startswith("{"):  # a YAML mapping: Inspect reads it
+            return
+        option = f"--model-role {role}="
+    try:
+        for model in value.split(","):
+            check_model_name(model.strip(), option)
+    except DriveEvalsError as error:
+        raise RunError(str(error).replace("= ", "=", 1)) from error
+
+
 def plan_shards(processes: int, log_dir: Path, options: Sequence[str]) -> list[ShardProcess]:
     """The shard processes of a run: each gets its share of the split totals and `--limit`, the rest unchanged."""
     if processes < 1:
@@ -118,6 +136,8 @@ def plan_shards(processes: int, log_dir: Path, options: Sequence[str]) -> list[S
             value = _option_value(opts, index)[1] if option == "-T" else option[2:]
             if value.partition("=")[0].strip() == SHARD_KEY:
                 raise RunError(f"-T {value}: this command sets the shards itself (use --processes)")
+        if name in MODEL_OPTIONS:
+            _check_models(*_option_value(opts, index)[:2])
         if name in (*SPLIT_OPTIONS, "--limit"):
             name, value, index = _option_value(opts, index)
             if not value.isdigit() or int(value) < 1:
@@ -367,13 +387,31 @@ def run_processes(
             console.close()
     failed = [shard for shard in pending if children[shard.index].returncode != 0 or finished_log(shard) is None]
     if failed:
-        for shard in failed:
-            console_path, status = shard.log_dir / CONSOLE_NAME, children[shard.index].returncode
-            stream.write(f"{shard.name} failed (exit {status}); the end of its output, {console_path}:\n")
-            stream.write(_tail(console_path, FAILED_TAIL_LINES) + "\n")
-        stream.write("run the same command again to resume: finished samples and shards are not run again\n")
+        _report_failed(failed, children, stream)
         return 1
     return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
+
+
+def _report_failed(
+    failed: Sequence[ShardProcess], children: dict[int, subprocess.Popen[bytes]], stream: TextIO
+) -> None:
+    """The end of each failed shard's output (shards that failed alike, once), then whether running again helps.
+
+    A shard whose task never started (no log: a bad option, an endpoint that cannot be used) fails the same way
+    again, so the resume hint is given only when some failed shard has a log to resume from.
+    """
+    tails: dict[str, list[ShardProcess]] = {}
+    for shard in failed:
+        lines = _tail(shard.log_dir / CONSOLE_NAME, FAILED_TAIL_LINES).splitlines()
+        tail = "\n".join(line for line in lines if not line.lstrip().startswith("$ "))  # each shard's own command
+        tails.setdefault(tail, []).append(shard)
+    for tail, shards in tails.items():
+        names = ", ".join(f"{s.index}/{s.count} (exit {children[s.index].returncode})" for s in shards)
+        stream.write(f"shard {names} failed; the end of its output, {shards[0].log_dir / CONSOLE_NAME}:\n{tail}\n")
+    if any(newest_log(shard) is not None for shard in failed):
+        stream.write("run the same command again to resume: finished samples and shards are not run again\n")
+    else:
+        stream.write("no sample ran: fix the error above, then run the command again\n")
 
 
 def _merge(shards: Sequence[ShardProcess], processes: int, target: Path, stream: TextIO) -> int:

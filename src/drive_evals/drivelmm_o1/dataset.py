@@ -28,6 +28,7 @@ from drive_evals.drivelmm_o1.records import CAMERAS, TEST_FILE, DriveLMMRecord, 
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
+from drive_evals.spread import spread_samples
 
 logger = logging.getLogger(__name__)
 
@@ -337,4 +338,6 @@ def load_drivelmm_o1(
         summary["frames"],
         summary["mcq_items"],
     )
+    # MCQ and open questions alternate, each over as many frames as possible: `--limit N` samples both and many frames.
+    samples = spread_samples(samples, "mcq", "frame")
     return DriveLMMData(MemoryDataset(samples, name="drivelmm_o1", shuffled=False), summary)

@@ -107,7 +107,8 @@ async def judge_response(
         ChatMessageSystem(content=JUDGE_SYSTEM_PROMPT),
         ChatMessageUser(content=judge_user_message(question, steps, final_answer, response)),
     ]
-    config = judge_config(eval_batch(model))
+    # A judge bound with its own `timeout` keeps it: Inspect would replace it by the run's (the task default too).
+    config = judge_config(eval_batch(model)).merge(GenerateConfig(timeout=model.config.timeout))
     for attempt in range(attempts):
         if breaker is not None and breaker.stopped is not None:
             judgement.failure = breaker.stopped

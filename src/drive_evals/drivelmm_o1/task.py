@@ -20,6 +20,7 @@ from drive_evals.drivelmm_o1.judge_guard import (
     DEFAULT_GRADER,
     DEFAULT_JUDGE_ERROR_LIMIT,
     JudgeBreaker,
+    graders,
     preflight_graders,
     stop_when_judge_down,
 )
@@ -39,18 +40,20 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
+from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import route_errors_to_stderr
 from drive_evals.params import flag, optional_text, reject_unknown, text, whole
 from drive_evals.shard import parse_shard
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register
 from drive_evals.truncation import enable_end_of_run_warnings
+from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 DRIVELMM_O1_TASK = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
 SCORER_NAME = DRIVELMM_O1_TASK.scorer
-TASK_VERSION = 4
+TASK_VERSION = 5
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
@@ -111,6 +114,7 @@ def drivelmm_o1(
     judges = preflight_graders() if judge else []
     enable_end_of_run_warnings()
     built = load_drivelmm_o1(data, revision, nuscenes_root, options, part)
+    check_task_endpoints(model_under_test=True, judges=graders() if judge else [])
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
@@ -123,7 +127,7 @@ def drivelmm_o1(
         scorer=drivelmm_o1_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
         ),
-        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
+        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={
             "benchmark": "drivelmm_o1",
             "judge_enabled": judge,

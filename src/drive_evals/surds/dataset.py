@@ -17,13 +17,23 @@ from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from PIL import Image, UnidentifiedImageError
 
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
-from drive_evals.data import Snapshot, inside
+from drive_evals.data import LocalSnapshot, Snapshot, inside
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
+from drive_evals.spread import spread_samples
 from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
-from drive_evals.surds.records import IMAGE_ROOT, METADATA_FILE, SurdsRecord, load_metadata, sort_by_file_name
+from drive_evals.surds.records import (
+    IMAGE_ROOT,
+    MAX_REPORTED_ERRORS,
+    METADATA_FILE,
+    SurdsRecord,
+    load_metadata,
+    parse_metadata_lines,
+    read_metadata_lines,
+    sort_by_file_name,
+)
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 from drive_evals.surds.units import SUBSETS, Unit, build_units
 
@@ -107,6 +117,27 @@ def unit_to_sample(unit: Unit, number: int, image_path: Path, record: SurdsRecor
             BREAKDOWN_KEY: unit_facts(unit, record),
         },
     )
+
+
+def read_checked_metadata(snapshot: Snapshot) -> list[SurdsRecord]:
+    """The records of `metadata.jsonl`, every problem of a local copy raised in one pass: with broken lines, the
+    images of the other lines are checked too (else the lines would be named alone, and the images only once they
+    are fixed). A hub snapshot's images are downloaded later, only for the units the run uses."""
+    path = snapshot.root / METADATA_FILE
+    if not isinstance(snapshot, LocalSnapshot) or not path.is_file():
+        return load_metadata(snapshot.root)
+    with path.open(encoding="utf-8") as handle:
+        records, problems = read_metadata_lines(handle, source=str(path))
+    if not problems:
+        return records or parse_metadata_lines([], str(path))  # no records: its own error
+    image_dir = snapshot.root / IMAGE_ROOT
+    for record in {record.file_name: record for record in records}.values():
+        where = f"{METADATA_FILE}:{record.line}: file_name {record.file_name!r}"
+        image = inside(image_dir, record.file_name)
+        problem = f"path escapes the data directory {image_dir}" if image is None else _image_problem(image)
+        if problem:
+            problems.append(f"{where}: {problem}")
+    raise DataValidationError(str(path), problems, MAX_REPORTED_ERRORS)
 
 
 def check_images(snapshot_root: Path, units: Sequence[Unit], records: Sequence[SurdsRecord]) -> dict[str, Path]:
@@ -255,7 +286,7 @@ def load_surds(
     """
     snapshot.fetch([METADATA_FILE])
     warnings = DataWarnings("SURDS")
-    records = order_records(load_metadata(snapshot.root), record_order)
+    records = order_records(read_checked_metadata(snapshot), record_order)
     records = resolve_repeated_images(records, record_order, warnings)
     all_units = build_units(records, empty_in_pool=record_order == "sorted", warnings=warnings)
     check_selection(all_units, subsets, len(records))
@@ -289,4 +320,5 @@ def load_surds(
         SHARD_KEY: str(shard) if shard else None,
     }
     warnings.log(logger)
+    samples = spread_samples(samples, "subset", "image")
     return SurdsData(MemoryDataset(samples, name="surds", shuffled=False), summary)

@@ -223,6 +223,16 @@ def _categories(value: object, count: int) -> tuple[str, ...] | None:
 
 def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> list[SurdsRecord]:
     """Parse every line, raising one `DataValidationError` that lists all the errors (anomalies stay on records)."""
+    records, problems = read_metadata_lines(lines, source)
+    if problems:
+        raise DataValidationError(source, problems, MAX_REPORTED_ERRORS)
+    if not records:
+        raise DataValidationError(source, [f"{source}: no records"], MAX_REPORTED_ERRORS)
+    return records
+
+
+def read_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> tuple[list[SurdsRecord], list[str]]:
+    """The records of the lines that parse, and a problem per line that does not (`parse_metadata_lines` raises)."""
     records: list[SurdsRecord] = []
     problems: list[str] = []
     for line_number, text in enumerate(lines, start=1):
@@ -239,11 +249,7 @@ def parse_metadata_lines(lines: Iterable[str], source: str = METADATA_FILE) -> l
             problems.extend(parsed)
         else:
             records.append(parsed)
-    if problems:
-        raise DataValidationError(source, problems, MAX_REPORTED_ERRORS)
-    if not records:
-        raise DataValidationError(source, [f"{source}: no records"], MAX_REPORTED_ERRORS)
-    return records
+    return records, problems
 
 
 def load_metadata(snapshot: Path) -> list[SurdsRecord]:

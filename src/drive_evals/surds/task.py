@@ -8,6 +8,7 @@ from inspect_ai.model import GenerateConfig
 
 from drive_evals.benchmark import SuiteTask
 from drive_evals.data import open_snapshot
+from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import route_errors_to_stderr
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
 from drive_evals.shard import parse_shard
@@ -18,6 +19,7 @@ from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
 from drive_evals.truncation import enable_end_of_run_warnings
+from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
@@ -30,7 +32,7 @@ MAX_TOKENS = 4096
 
 SURDS_TASK = SuiteTask("surds", scorer="surds_scorer")
 SCORER_NAME = SURDS_TASK.scorer
-TASK_VERSION = 4
+TASK_VERSION = 5
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
@@ -71,12 +73,13 @@ def surds(
     data, revision = text("data", data), optional_text("revision", revision)
     enable_end_of_run_warnings()
     built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind, part)
+    check_task_endpoints(model_under_test=True)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
         solver=[record_start(StartedSamples()), answer_each_prompt()],
         scorer=surds_scorer(),
-        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
+        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={"benchmark": "surds", **built.summary},
         headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
         tags=replicate_tags(),

@@ -37,6 +37,7 @@ from drive_evals.drivelmm_o1.records import DriveLMMRecord, load_records
 from drive_evals.drivelmm_o1.rubric import reasoning_score, rubric_table
 from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
+from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import ParameterError, route_errors_to_stderr
 from drive_evals.params import optional_text, reject_unknown, text, whole
 from drive_evals.suite import register
@@ -191,6 +192,7 @@ def drivelmm_o1_judge(
     all_records = load_records(test_file)
     chosen = select_records(all_records, records)
     samples = [sample for record in chosen for sample in variant_samples(record)]
+    check_task_endpoints(model_under_test=False, judges=graders())  # the responses are replayed, not generated
     return Task(
         dataset=MemoryDataset(samples, name="drivelmm_o1_judge", shuffled=False),
         model=judge,
