@@ -41,13 +41,15 @@ def _truncated(score: SampleScore) -> float:
 
 @metric
 def truncation() -> Metric:
-    """`truncated_rate`: the share of samples cut by the token limit (a fraction per sample under epochs).
+    """`truncated_rate`: the share of samples cut by the token limit (a fraction per sample under epochs), logged
+    only when some were (a line of 0.000 in every console said nothing).
 
     The share over all samples of the run; `drive-evals report` shows SURDS's per subset.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        return {TRUNCATED_RATE: sum(_truncated(s) for s in scores) / len(scores) if scores else 0.0}
+        truncated = sum(_truncated(s) for s in scores)
+        return {TRUNCATED_RATE: truncated / len(scores)} if truncated else {}
 
     return compute
 
