@@ -29,6 +29,13 @@ def reported_stderr(
     if math.isnan(estimate):
         return None
     interval = mean_interval(estimate, values, groups, clusters, continuous)
-    if interval is None or (interval[0] <= WHOLE_RANGE_TOLERANCE and interval[1] >= 1 - WHOLE_RANGE_TOLERANCE):
+    if interval is None or not informative(interval):
         return None
     return max(cr2_stderr(values, groups, clusters), (interval[1] - interval[0]) / (2 * Z))
+
+
+def informative(interval: tuple[float, float] | None) -> bool:
+    """Whether the report prints this interval as anything narrower than [0.0, 100.0]."""
+    return interval is not None and not (
+        interval[0] <= WHOLE_RANGE_TOLERANCE and interval[1] >= 1 - WHOLE_RANGE_TOLERANCE
+    )

@@ -17,6 +17,7 @@ import logging
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
+from inspect_ai.util import display_type
 
 from drive_evals.attempts import missing_warning
 from drive_evals.suite import BENCHMARK_SCORERS
@@ -75,10 +76,15 @@ def truncation_warning(log: EvalLog) -> str | None:
 
 
 class TruncationWarning(Hooks):
-    """Prints `truncation_warning` and `attempts.missing_warning` for each log of a finished run (other suites'
-    logs are left alone)."""
+    """Prints each benchmark log's headline (`drive_evals.headline`, not under `--display none`), then
+    `truncation_warning` and `attempts.missing_warning` for each log of a finished run (other suites' logs are left
+    alone)."""
 
     async def on_run_end(self, data: RunEnd) -> None:
+        from drive_evals.headline import print_headlines  # the report's modules import this one
+
+        if display_type() != "none":
+            print_headlines(log.location for log in data.logs if log.location)
         for log in data.logs:
             for message in (truncation_warning(log), missing_warning(log)):
                 if message is not None:
@@ -95,6 +101,6 @@ def enable_truncation_warning() -> None:
     """
     hooks(
         name="drive_evals_truncation_warning",
-        description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens "
-        "or samples errored",
+        description="prints the headline at the end of a drive_evals run, and warns when over 1% of completions "
+        "hit --max-tokens or samples errored",
     )(TruncationWarning)

@@ -47,7 +47,7 @@ from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 SCORER_NAME = DRIVELMM_O1.scorer
-TASK_VERSION = 4
+TASK_VERSION = 5
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 

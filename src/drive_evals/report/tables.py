@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from drive_evals.precision import informative
 from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
 from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
@@ -82,7 +83,8 @@ def estimate(run: Run, metric: str) -> Estimate:
     value = run.metrics.get(metric, mean)
     labels = groups if unit_metric.grouped else [""] * len(values)
     interval = mean_interval(value, values, labels, clusters, unit_metric.continuous)
-    from_samples = logged is None and unit_metric.stderr_logged
+    # The task logs no SE where this interval says nothing (drive_evals.precision): none is missing there.
+    from_samples = logged is None and unit_metric.stderr_logged and informative(interval)
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
 

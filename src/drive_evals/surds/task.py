@@ -27,7 +27,7 @@ MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
 SCORER_NAME = SURDS.scorer
-TASK_VERSION = 4
+TASK_VERSION = 5
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
