@@ -23,8 +23,8 @@ MCQ_LENIENT = "mcq_accuracy_lenient"
 
 def headline_lines(run: Run) -> list[str]:
     """A title line, then one line per headline number: name, value [95% CI] x100, and what it is."""
-    demo = " · demo data (synthetic)" if run.data == "demo" else ""
-    title = f"{run.benchmark.title} · {run.model}{demo} · x100, 95% CI as `drive-evals report` prints them"
+    demo = " · demo data" if run.data == "demo" else ""
+    title = f"{run.benchmark.title} · {run.model}{demo} · x100 [95% CI], as drive-evals report prints them"
     rows = _surds_rows(run) if run.benchmark.headline == OVERALL else _o1_rows(run)
     width = max(len(name) for name, _, _ in rows)
     return [title, *(f"  {name:<{width}}  {value}  {meaning}".rstrip() for name, value, meaning in rows)]
@@ -61,17 +61,17 @@ def _o1_rows(run: Run) -> list[tuple[str, str, str]]:
     items = run.metrics.get("mcq_items", 0.0)
     quirk = run.metrics.get("mcq_none_quirk_count", 0.0)
     lenient = percent(run.metrics.get(MCQ_LENIENT))
-    quirks = f": it never counts an unreadable answer right, the official rules did {quirk:g} time(s)" if quirk else ""
+    quirks = f" ({quirk:g} right only by none == none)" if quirk else ""
     mcq = (
         MCQ_ACCURACY,
         _shown(run, MCQ_ACCURACY),
-        f"{items:g} MCQ items, official rules (lenient reading {lenient}{quirks})",
+        f"{items:g} items; lenient reading {lenient}{quirks}",
     )
     if run.judge is None:
         return [mcq]
     return [
-        (REASONING, _shown(run, REASONING), "the mean of the judge's 12 rubric criteria: the headline"),
-        (JUDGE_OVERALL, _shown(run, JUDGE_OVERALL), "the judge's own overall score: the paper's Table 1 Overall"),
+        (REASONING, _shown(run, REASONING), "mean of the judge's 12 criteria: the headline"),
+        (JUDGE_OVERALL, _shown(run, JUDGE_OVERALL), "the judge's own Overall: the paper's Table 1 number"),
         mcq,
     ]
 
