@@ -5,7 +5,8 @@ Inspect's results panel prints every metric as the log holds it: a fraction with
 `evals_df` and `drive-evals report` read; the papers print x100, and so does the report. These lines print the
 headline numbers as the report prints them (the same `estimate`: value x100 and 95% interval), say what each one
 is, and say why a run has none. `inspect eval` prints them after Inspect's panel (a hook at the end of the run, not
-under `--display none`), `drive-evals run` after merging its shards. What the console shows: docs/console.md.
+under `--display none`; `drive_evals._registry` imports this module), `drive-evals run` after merging its shards.
+What the console shows: docs/console.md.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from drive_evals.precision import informative
 from drive_evals.report.runs import Run, run_of_log
 from drive_evals.report.tables import estimate, percent, show_estimate
 from drive_evals.surds.metrics import OVERALL
+from drive_evals.truncation import RUN_END_PRINTERS
 
 MCQ_LENIENT = "mcq_accuracy_lenient"
 
@@ -82,3 +84,6 @@ def print_headlines(locations: Iterable[str]) -> None:
         run = run_of_log(location)
         if run is not None:
             print("\n".join(headline_lines(run)), flush=True)
+
+
+RUN_END_PRINTERS.append(print_headlines)  # `inspect eval` ends on the headline (truncation.TruncationWarning)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable, Sequence
 
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
@@ -31,6 +32,11 @@ WARN_ABOVE_RATE = 0.01
 """Warn at the end of a run when more than this share of its samples stopped at the token limit."""
 
 logger = logging.getLogger(__name__)
+
+RUN_END_PRINTERS: list[Callable[[Sequence[str]], None]] = []
+"""Called with the run's log locations at its end, before the warnings: `drive_evals.headline` adds its printer when
+imported (the registry imports it). A list and not an import: the headline reads the report's modules, which
+import the tasks, which import this module."""
 
 
 def _truncated(score: SampleScore) -> float:
@@ -81,10 +87,9 @@ class TruncationWarning(Hooks):
     alone)."""
 
     async def on_run_end(self, data: RunEnd) -> None:
-        from drive_evals.headline import print_headlines  # the report's modules import this one
-
         if display_type() != "none":
-            print_headlines(log.location for log in data.logs if log.location)
+            for print_lines in RUN_END_PRINTERS:
+                print_lines([log.location for log in data.logs if log.location])
         for log in data.logs:
             for message in (truncation_warning(log), missing_warning(log)):
                 if message is not None:
