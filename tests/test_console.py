@@ -18,6 +18,7 @@ from inspect_ai.log import EvalLog
 from inspect_runs import eval_in_process, metrics, run_inspect
 from rich.console import Console
 
+from drive_evals.cli import main
 from drive_evals.headline import headline_lines
 from drive_evals.precision import Z
 from drive_evals.report.runs import run_of_log
@@ -133,3 +134,17 @@ def test_the_live_progress_metric_is_never_contradicted(tmp_path: Path, task: st
     final = {line.split()[0]: line.split()[1] for line in result.stdout.splitlines() if len(line.split()) == 2}
     for done, planned, name, value in rows:
         assert value == "n/a" or (done == planned and f"{float(final[name]):.2f}" == value), (done, value, final)
+
+
+def test_drive_evals_run_ends_on_the_merged_runs_headline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The shards run elsewhere (in this process here), `drive-evals run --merge-only` merges them and prints the
+    merged run's headline, the same lines as an unsharded run's."""
+    for index in (1, 2):
+        shard = {**DEMO, "shard": f"{index}/2"}
+        eval_in_process(SURDS, tmp_path / f"shard-{index}-of-2", model="chance/random", task_args=shard)
+    args = ["run", SURDS, "--processes", "2", "--log-dir", str(tmp_path), "--merge-only"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out.splitlines()
+    run = run_of_log(str(tmp_path / "merged.eval"))
+    assert run is not None
+    assert printed[-2:] == headline_lines(run) and printed[-1].startswith("  overall  8.3 ["), printed
