@@ -139,7 +139,9 @@ def test_log_metrics_are_the_headline_set() -> None:
         for n in range(400)
     ]
     stderrs = o1_stderr()(many)  # type: ignore[arg-type]
-    assert set(stderrs) == {"reasoning_score_stderr", "judge_overall_stderr"}, "no MCQ items: no MCQ interval"
+    assert isinstance(stderrs, dict) and set(stderrs) == {"reasoning_score_stderr", "judge_overall_stderr"}, (
+        "no MCQ items: no MCQ interval"
+    )
 
 
 def test_the_default_chance_seed_is_named() -> None:
