@@ -43,7 +43,7 @@ MissingUnit = dict[str, Any]
 
 
 class Attempts:
-    """The samples one Task object started, by model: sample id -> kept metadata."""
+    """The samples one Task object started, by model (`_model_key`): sample id -> kept metadata."""
 
     def __init__(self) -> None:
         self.by_model: dict[str, dict[str, MissingUnit]] = {}
@@ -69,7 +69,7 @@ def record_attempt(attempts: Attempts) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         active = sample_active()
-        attempts.add(str(state.model), str(state.sample_id), state.metadata, active.eval_id if active else None)
+        attempts.add(_model_key(), str(state.sample_id), state.metadata, active.eval_id if active else None)
         return state
 
     return solve
@@ -99,22 +99,28 @@ def running(scores: Sequence[SampleScore]) -> bool:
     return run is not None and bool(_running_ids(run[1]))
 
 
+def _model_key() -> str:
+    """The active model, told apart from another of the same name (replicates with other seeds in one eval-set)."""
+    model = active_model()
+    return f"{model}#{id(model)}" if model is not None else ""
+
+
 def _this_run(scores: Sequence[SampleScore]) -> tuple[dict[str, MissingUnit], set[str]] | None:
     """This run's attempted units and eval ids, for the active model; None outside a run (or before any sample)."""
-    model = active_model()
+    model = _model_key()
     scored = {str(score.sample_id) for score in scores}
-    runs = [attempts for attempts in _ALL if str(model) in attempts.by_model]
-    if model is None or not runs:
+    runs = [attempts for attempts in _ALL if model in attempts.by_model]
+    if not model or not runs:
         return None
     # This run's record holds the most of the scored samples (an eval-retry's holds only those it re-ran); between
     # equals (a blind and a normal run share sample ids) the one with fewest unscored samples is this run.
     chosen = min(
         runs,
-        key=lambda a: (-len(a.by_model[str(model)].keys() & scored), len(a.by_model[str(model)].keys() - scored)),
+        key=lambda a: (-len(a.by_model[model].keys() & scored), len(a.by_model[model].keys() - scored)),
     )
-    if scored and not chosen.by_model[str(model)].keys() & scored:
+    if scored and not chosen.by_model[model].keys() & scored:
         return None  # none of these samples: an earlier run's model is still set (metrics computed outside a run)
-    return chosen.by_model[str(model)], chosen.evals.get(str(model), set())
+    return chosen.by_model[model], chosen.evals.get(model, set())
 
 
 def _running_ids(evals: set[str]) -> set[str]:
