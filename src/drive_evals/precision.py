@@ -29,7 +29,7 @@ def reported_stderr(
     if math.isnan(estimate):
         return None
     interval = mean_interval(estimate, values, groups, clusters, continuous)
-    if interval is None or not informative(interval):
+    if interval is None or not informative(interval):  # (None twice: for mypy's narrowing below)
         return None
     return max(cr2_stderr(values, groups, clusters), (interval[1] - interval[0]) / (2 * Z))
 
