@@ -26,7 +26,7 @@ from drive_evals.drivelmm_o1.judge_meta.metrics import judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import drivelmm_o1_stderr, mcq_metrics, panel_agreement, reasoning_metrics
 from drive_evals.replies import REPLIES_REBUILT, REPLY_REBUILT_KEY, replies_rebuilt
 from drive_evals.surds.metrics import LOST_KEY, surds_lost, surds_scores, surds_stderr, surds_validity
-from drive_evals.truncation import truncation
+from drive_evals.truncation import TRUNCATED_KEY, truncation
 
 pytestmark = [
     pytest.mark.usefixtures("offline_mockllm"),  # the helper runs Inspect's plain mockllm/model
@@ -127,14 +127,12 @@ SURDS_METRICS = {
     "surds_scores": surds_scores,
     "surds_stderr": surds_stderr,
     "surds_validity": surds_validity,
-    "truncation": truncation,
 }
 DRIVELMM_O1_METRICS = {
     "reasoning_metrics": reasoning_metrics,
     "mcq_metrics": mcq_metrics,
     "drivelmm_o1_stderr": drivelmm_o1_stderr,
     "panel_agreement": panel_agreement,
-    "truncation": truncation,
 }
 
 
@@ -160,6 +158,15 @@ def test_surds_lost_units_through_the_reducers(surds_run: Scored) -> None:
     assert isinstance(lost[0].value, dict)
     lost[0].value[LOST_KEY] = 1.0
     assert_agreeing_epochs_change_nothing([surds_lost()], lost, metadata=metadata)
+
+
+def test_truncation_through_the_reducers(surds_run: Scored) -> None:
+    """`truncated_rate` is logged only when some reply was cut (the demo's never are): one score is marked so."""
+    scores, metadata = surds_run
+    cut = [score.model_copy(deep=True) for score in scores]
+    assert isinstance(cut[0].value, dict)
+    cut[0].value[TRUNCATED_KEY] = 1.0
+    assert_agreeing_epochs_change_nothing([truncation()], cut, metadata=metadata)
 
 
 def test_replies_rebuilt_through_the_reducers(surds_run: Scored) -> None:

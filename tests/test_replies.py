@@ -308,7 +308,7 @@ def test_the_raw_text_is_scored_without_the_providers_reasoning(
             assert THINKING_SPLIT not in text and text.startswith("<answer>") and text.endswith("</think>")
 
 
-DRIVELMM_O1_MCQ_SAMPLES = "drivelmm-c66d0a-q[23458]"
+DRIVELMM_O1_MCQ_SAMPLES = "drivelmm-c66d0a-q0[23458]"
 """The five multiple-choice questions of one demo frame."""
 
 

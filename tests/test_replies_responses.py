@@ -37,7 +37,7 @@ DRIVELMM_O1_SCORER = "drivelmm_o1_scorer"
 CHOICE_SUBSETS = "yaw,depth,distance,left_right,front_behind"
 CHOICE_UNITS = ["surds-*-0000"]
 """One unit of each of the five subsets with options (xy2d has none)."""
-DRIVELMM_O1_MCQ_SAMPLES = "drivelmm-c66d0a-q[23458]"
+DRIVELMM_O1_MCQ_SAMPLES = "drivelmm-c66d0a-q0[23458]"
 """The five multiple-choice questions of one demo frame."""
 PROBE = "Please say 'hello, world'"
 """What Inspect sends once for a reasoning model name, to learn whether reasoning summaries are allowed."""

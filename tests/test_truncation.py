@@ -70,7 +70,7 @@ def test_truncation_metric_pools_all_samples() -> None:
     ]
     assert truncation()(scores) == {"truncated_rate": pytest.approx(1.5 / 4)}  # type: ignore[arg-type]
     old = SampleScore(score=Score(value={"score": 1.0}), sample_metadata={"subset": "yaw"})
-    assert truncation()([old]) == {"truncated_rate": 0.0}, "a log scored before the key existed"  # type: ignore[list-item]
+    assert truncation()([old]) == {}, "a log scored before the key existed: none truncated, no line"  # type: ignore[list-item]
 
 
 def surds_policy(runaway: Callable[[FakeRequest], bool]) -> Callable[[FakeRequest], str]:
@@ -145,7 +145,7 @@ def test_no_warning_at_or_below_one_percent(
     fake_model_server.policy = surds_policy(lambda request: False)
     with caplog.at_level(logging.WARNING, logger="drive_evals"):
         log = run_surds(fake_model_server, OPENAI_MODEL, tmp_path)
-    assert metrics(log, SURDS_SCORER)["truncated_rate"] == 0.0
+    assert "truncated_rate" not in metrics(log, SURDS_SCORER)
     assert truncation_warning(log) is None
     assert not [r for r in caplog.records if r.name == "drive_evals.truncation"]
 

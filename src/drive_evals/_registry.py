@@ -5,6 +5,7 @@ Shared code (the report, the `drive-evals` commands, the chance provider) reache
 package that imports one. Adding a benchmark adds its line to `BENCHMARKS` (docs/adding-a-benchmark.md).
 """
 
+import drive_evals.model_names  # noqa: F401  (one line, not a traceback, for an unknown provider)
 from drive_evals.benchmark import Benchmark, SuiteTask, all_tasks
 from drive_evals.chance import chance_model
 from drive_evals.drivelmm_o1.benchmark import DRIVELMM_O1
@@ -27,7 +28,14 @@ ChanceModel = chance_model(BENCHMARKS)
 
 route_errors_to_stderr()  # Inspect has installed its exception hook by now; its console misses `--display none`
 
-__all__ = ["ChanceModel", "drivelmm_o1", "drivelmm_o1_judge", "drivelmm_o1_scorer", "surds", "surds_scorer"]
+__all__ = [
+    "ChanceModel",
+    "drivelmm_o1",
+    "drivelmm_o1_judge",
+    "drivelmm_o1_scorer",
+    "surds",
+    "surds_scorer",
+]
 
 
 def benchmark_tasks() -> tuple[SuiteTask, ...]:
@@ -46,3 +54,7 @@ def find_task(name: str) -> SuiteTask:
 def benchmark_for(task: str) -> Benchmark | None:
     """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
     return next((b for b in BENCHMARKS if task in b.task_names), None)
+
+
+# Last: the headline reads logs through the report, which imports this module's names.
+import drive_evals.headline  # noqa: E402, F401  (adds the end-of-run headline to `inspect eval`)

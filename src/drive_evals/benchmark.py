@@ -135,6 +135,21 @@ def finite_number(value: object) -> float | None:
     return None
 
 
+# --- the end-of-run headline `inspect eval` and `drive-evals run` print (`drive_evals.headline`) ---
+
+
+@dataclass(frozen=True)
+class ConsoleLine:
+    """One line of the end-of-run headline: a metric, printed as the report prints it, and what it is."""
+
+    metric: str
+    meaning: str | Callable[[Mapping[str, float], Mapping[str, Any]], str]
+    """What the number is, or a function of the log's metrics and the task's metadata that says it (an item count,
+    a lenient reading, the planned subsets)."""
+    judged: bool = False
+    """Printed only when the run had a judge."""
+
+
 # --- what the chance provider, `drive-evals estimate` and `drive-evals manifest` ask of a benchmark ---
 
 ChanceAnswer = Callable[[str, random.Random], str | None]
@@ -206,6 +221,11 @@ class Benchmark:
     chance_judge: ChanceJudge | None = None
     manifest: ManifestWalk | None = None
     """`drive-evals manifest write`'s file list (None: every file under the data root)."""
+    console: tuple[ConsoleLine, ...] = field(default=())
+    """The end-of-run headline's lines (empty: the headline metric alone)."""
+    planned_groups_key: str | None = None
+    """Task metadata key listing the groups the run planned: a `grouped` headline that lacks units of one of them is
+    not reported (SURDS `overall` over a `--limit` run with only yaw units)."""
     meta_tasks: tuple[SuiteTask, ...] = field(default=())
     """Other tasks of the package that evaluate a judge, not a model (DriveLMM-o1's judge meta-evaluation)."""
 

@@ -30,6 +30,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from drive_evals.benchmark import Benchmark
+from drive_evals.errors import ParameterError
 
 CHARS_PER_TOKEN = 4
 """OpenAI's and Google's rule of thumb for English text, used by `drive-evals estimate` too; the provider reports
@@ -87,6 +88,16 @@ DEFAULT_SEED = 0
 """The seed when `-M seed=N` is not given; the report names it, so replicates are told apart."""
 
 
+def check_chance_model(name: str, option: str = "--model") -> None:
+    """Raise `ParameterError` for any model of the chance provider but its one."""
+    if name != CHANCE_MODEL:
+        model = f"{CHANCE_PROVIDER}/{name}"
+        raise ParameterError(
+            f"{option} {model}: unknown model '{name}' (did you mean '{CHANCE_PROVIDER}/{CHANCE_MODEL}'?); "
+            f"the chance provider has one model, {CHANCE_MODEL}"
+        )
+
+
 def effective_model_args(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
     """The model args a run used, with the chance provider's default seed filled in (Inspect logs only those given)."""
     if model.split("/", 1)[0] == CHANCE_PROVIDER:
@@ -110,10 +121,7 @@ def chance_model(benchmarks: Sequence[Benchmark]) -> type[ModelAPI]:
             seed: int = DEFAULT_SEED,
             **model_args: Any,
         ) -> None:
-            if model_name != CHANCE_MODEL:
-                from drive_evals.cli.model_names import check_model_name  # the CLI package imports the registry
-
-                check_model_name(f"{CHANCE_PROVIDER}/{model_name}")
+            check_chance_model(model_name)
             super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
             self.seed = int(seed)
 

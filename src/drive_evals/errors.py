@@ -69,7 +69,7 @@ _TRANSLATORS: list[Callable[[BaseException], str | None]] = []
 
 def translate_uncaught(translator: Callable[[BaseException], str | None]) -> None:
     """Have the stderr hook print `translator(error)` instead of a traceback whenever it returns a line (e.g.
-    Inspect's unknown-provider `ValueError`, drive_evals.cli.model_names)."""
+    Inspect's unknown-provider `ValueError`, drive_evals.model_names)."""
     _TRANSLATORS.append(translator)
 
 

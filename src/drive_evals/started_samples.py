@@ -15,6 +15,11 @@ SURDS reply is invalid and scores 0), so the metrics must see the errored units 
 
 Started samples are kept per Task object and per model; the metric picks its run's record by the samples it was given
 (several runs of one benchmark and model can share a process, e.g. an eval-set with a blind control).
+
+Inspect also computes the metrics while the run is going, for its live progress line, over the samples finished so
+far: a sample still running is then neither scored nor missing. `running` says when that is the case (a sample of
+this run's eval is active), so that `missing_units` leaves running samples out and the headline metrics can stay
+NaN until the run is over (docs/console.md, The live progress metric).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from inspect_ai.log import EvalLog
+from inspect_ai.log._samples import active_samples, sample_active
 from inspect_ai.model._model import active_model
 from inspect_ai.scorer import SampleScore
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -39,15 +45,19 @@ MissingUnit = dict[str, Any]
 
 
 class StartedSamples:
-    """The samples one Task object started, by model: sample id -> kept metadata."""
+    """The samples one Task object started, by model (`_model_key`): sample id -> kept metadata."""
 
     def __init__(self) -> None:
         self.by_model: dict[str, dict[str, MissingUnit]] = {}
+        self.evals: dict[str, set[str]] = {}
+        """Model -> the Inspect eval ids its samples ran in (one per run; a retry of the Task object adds one)."""
         _ALL.append(self)
 
-    def add(self, model: str, sample_id: str, metadata: Mapping[str, Any]) -> None:
+    def add(self, model: str, sample_id: str, metadata: Mapping[str, Any], eval_id: str | None = None) -> None:
         kept = {key: metadata[key] for key in KEPT_METADATA if key in metadata}
         self.by_model.setdefault(model, {})[sample_id] = {"id": sample_id, **kept}
+        if eval_id is not None:
+            self.evals.setdefault(model, set()).add(eval_id)
 
 
 _ALL: list[StartedSamples] = []
@@ -60,26 +70,64 @@ def record_start(started: StartedSamples) -> Solver:
     """First solver step: note the sample as started (see the module docstring); changes nothing else."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        started.add(str(state.model), str(state.sample_id), state.metadata)
+        active = sample_active()
+        started.add(_model_key(), str(state.sample_id), state.metadata, active.eval_id if active else None)
         return state
 
     return solve
 
 
 def missing_units(scores: Sequence[SampleScore]) -> list[MissingUnit]:
-    """The units this run started (or its log holds with an error) that have no score among `scores`."""
+    """The units this run started (or its log holds with an error) that have no score among `scores` and are not
+    still running."""
     bound = _FROM_LOG.get()
     scored = {str(score.sample_id) for score in scores}
     if bound is not None:
         return [unit for unit in bound if unit["id"] not in scored]
-    model = active_model()
-    runs = [started for record in _ALL if (started := record.by_model.get(str(model))) is not None]
-    if model is None or not runs:
+    run = _this_run(scores)
+    if run is None:
         return []
+    started, evals = run
+    active = _running_ids(evals)
+    return [unit for sample_id, unit in started.items() if sample_id not in scored and sample_id not in active]
+
+
+def running(scores: Sequence[SampleScore]) -> bool:
+    """Whether samples of this run are still running: the metrics are then being computed for Inspect's live
+    progress line, over the samples finished so far, not for the run's results."""
+    if _FROM_LOG.get() is not None:
+        return False
+    run = _this_run(scores)
+    return run is not None and bool(_running_ids(run[1]))
+
+
+def _model_key() -> str:
+    """The active model, told apart from another of the same name (replicates with other seeds in one eval-set)."""
+    model = active_model()
+    return f"{model}#{id(model)}" if model is not None else ""
+
+
+def _this_run(scores: Sequence[SampleScore]) -> tuple[dict[str, MissingUnit], set[str]] | None:
+    """This run's attempted units and eval ids, for the active model; None outside a run (or before any sample)."""
+    model = _model_key()
+    scored = {str(score.sample_id) for score in scores}
+    runs = [attempts for attempts in _ALL if model in attempts.by_model]
+    if not model or not runs:
+        return None
     # This run's record holds the most of the scored samples (an eval-retry's holds only those it re-ran); between
     # equals (a blind and a normal run share sample ids) the one with fewest unscored samples is this run.
-    started = min(runs, key=lambda units: (-len(units.keys() & scored), len(units.keys() - scored)))
-    return [unit for sample_id, unit in started.items() if sample_id not in scored]
+    chosen = min(
+        runs,
+        key=lambda a: (-len(a.by_model[model].keys() & scored), len(a.by_model[model].keys() - scored)),
+    )
+    if scored and not chosen.by_model[model].keys() & scored:
+        return None  # none of these samples: an earlier run's model is still set (metrics computed outside a run)
+    return chosen.by_model[model], chosen.evals.get(model, set())
+
+
+def _running_ids(evals: set[str]) -> set[str]:
+    """Ids of the samples now running in these Inspect evals (a sample leaves the list before it is reported)."""
+    return {str(active.sample.id) for active in active_samples() if active.eval_id in evals}
 
 
 MISSING_METRICS = ("missing_units", "missing_samples")

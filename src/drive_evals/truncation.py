@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable, Sequence
 
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
+from inspect_ai.util import display_type
 
 from drive_evals.started_samples import missing_warning
 from drive_evals.suite import benchmark_scorers
@@ -31,6 +33,11 @@ WARN_ABOVE_RATE = 0.01
 
 logger = logging.getLogger(__name__)
 
+RUN_END_PRINTERS: list[Callable[[Sequence[str]], None]] = []
+"""Called with the run's log locations at its end, before the warnings: `drive_evals.headline` adds its printer when
+imported (the registry imports it last). A list and not an import: the headline reads logs through the report,
+which imports the registry, which imports the tasks, which import this module."""
+
 
 def _truncated(score: SampleScore) -> float:
     value = score.score.value
@@ -41,13 +48,15 @@ def _truncated(score: SampleScore) -> float:
 
 @metric
 def truncation() -> Metric:
-    """`truncated_rate`: the share of samples cut by the token limit (a fraction per sample under epochs).
+    """`truncated_rate`: the share of samples cut by the token limit (a fraction per sample under epochs), logged
+    only when some were (a line of 0.000 in every console said nothing).
 
     The share over all samples of the run; `drive-evals report` shows SURDS's per subset.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        return {TRUNCATED_RATE: sum(_truncated(s) for s in scores) / len(scores) if scores else 0.0}
+        truncated = sum(_truncated(s) for s in scores)
+        return {TRUNCATED_RATE: truncated / len(scores)} if truncated else {}
 
     return compute
 
@@ -73,10 +82,14 @@ def truncation_warning(log: EvalLog) -> str | None:
 
 
 class EndOfRunWarnings(Hooks):
-    """Prints `truncation_warning` and `started_samples.missing_warning` for each log of a finished run (other suites'
-    logs are left alone)."""
+    """Prints each benchmark log's headline (`drive_evals.headline`, not under `--display none`), then
+    `truncation_warning` and `started_samples.missing_warning` for each log of a finished run (other suites' logs
+    are left alone)."""
 
     async def on_run_end(self, data: RunEnd) -> None:
+        if display_type() != "none":
+            for print_lines in RUN_END_PRINTERS:
+                print_lines([log.location for log in data.logs if log.location])
         for log in data.logs:
             for message in (truncation_warning(log), missing_warning(log)):
                 if message is not None:
@@ -93,6 +106,6 @@ def enable_end_of_run_warnings() -> None:
     """
     hooks(
         name="drive_evals_end_of_run_warnings",
-        description="warns at the end of a drive_evals run when over 1% of completions hit --max-tokens "
-        "or samples errored",
+        description="prints the headline at the end of a drive_evals run, and warns when over 1% of completions "
+        "hit --max-tokens or samples errored",
     )(EndOfRunWarnings)

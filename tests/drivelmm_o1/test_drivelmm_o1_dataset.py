@@ -112,8 +112,14 @@ def test_sample_ids_are_short_readable_and_unique() -> None:
     assert len(set(ids)) == len(ids) == len(records)
     first = records[0]
     token = first.frame.rpartition("_")[2]
-    assert ids[0] == f"drivelmm-{token[:6]}-q{first.question_number}"
+    assert ids[0] == f"drivelmm-{token[:6]}-q{first.question_number:02d}"
     assert all(len(sample_id) <= 20 for sample_id in ids), ids
+    by_frame = [
+        [i for i, r in zip(ids, records, strict=True) if r.frame == frame] for frame in {r.frame for r in records}
+    ]
+    for frame_ids in by_frame:  # the viewer sorts ids as text: that order is the question order
+        numbers = [records[ids.index(i)].question_number for i in sorted(frame_ids)]
+        assert numbers == sorted(numbers), frame_ids
     assert sample_ids(records) == ids, "stable: the same records give the same ids"
 
 

@@ -127,4 +127,8 @@ def test_judge_overall_count_is_its_denominator() -> None:
     ]
     samples = [SampleScore(score=s, sample_id=str(n)) for n, s in enumerate(scores)]
     value = compute(reasoning_metrics(), samples)
-    assert value["judge_overall_count"] == 3.0 and value["judge_overall"] == pytest.approx((0.6 + 1.1 + 0.8) / 3)
+    assert "judge_overall_count" not in value, "the judgement without an Overall has no criteria either"
+    assert value["judge_overall"] == pytest.approx((0.6 + 1.1 + 0.8) / 3)
+    no_overall = Score(value={**rubric_values([judgement("a", 7)]), "judge_overall": math.nan})
+    value = compute(reasoning_metrics(), [*samples, SampleScore(score=no_overall, sample_id="4")])
+    assert value["judge_overall_count"] == 3.0, "criteria without an Overall: judge_overall averages fewer samples"

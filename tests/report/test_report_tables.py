@@ -12,6 +12,7 @@ import math
 import re
 from collections import defaultdict
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,8 @@ from drive_evals.stats.paired import paired_difference
 from drive_evals.surds.units import CENTERNESS_SUBSET
 
 BOUND_TOLERANCE = 1.0 / (COARSE_STEPS * FINE_STEPS)
+Z95 = NormalDist().inv_cdf(0.975)
+WHOLE_RANGE = 0.0005
 """The betting interval's bounds are rounded outward to its fine grid; Korn-Graubard's are exact."""
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
@@ -128,6 +131,16 @@ def interval(
     return bounds
 
 
+def logged_se(
+    values: list[float], clusters: list[str], groups: list[str] | None, bounds: tuple[float, float] | None
+) -> float | None:
+    """The `*_stderr` a task logs (docs/console.md): the CR2 SE raised to half the interval's width / 1.96; none
+    where the interval is missing or covers [0, 1]."""
+    if bounds is None or (bounds[0] <= WHOLE_RANGE and bounds[1] >= 1 - WHOLE_RANGE):
+        return None
+    return max(cr2_se(values, clusters, groups), (bounds[1] - bounds[0]) / (2 * Z95))
+
+
 def read_csv(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
@@ -188,8 +201,8 @@ def test_surds_tables_match_the_samples(report_run: Any, logs: dict[str, EvalLog
         overall = sum(subset_means.values()) / len(subset_means)
         values, images = [v["score"] for v, _ in units], [m["image"] for _, m in units]
         subsets = [m["subset"] for _, m in units]
-        overall_se = cluster_se(values, images, subsets)
         bounds = interval(overall, values, images, subsets, continuous=False)
+        overall_se = logged_se(values, images, subsets, bounds) or cluster_se(values, images, subsets)
 
         check_csv(row, "overall", overall, overall_se, bounds, len(units), from_samples=False)
         check_cell(md["overall"], overall, bounds, from_samples=False)
@@ -207,10 +220,11 @@ def check_csv(
     bounds: tuple[float, float] | None,
     n: int,
     from_samples: bool,
+    se_tolerance: float = 1e-9,
 ) -> None:
     low, high = bounds or (math.nan, math.nan)
     assert float(row[metric]) == pytest.approx(mean, abs=1e-9), metric
-    assert float(row[f"{metric}_stderr"]) == pytest.approx(se, abs=1e-9), metric
+    assert float(row[f"{metric}_stderr"]) == pytest.approx(se, abs=se_tolerance), metric
     assert float(row[f"{metric}_ci_low"]) == pytest.approx(low, abs=BOUND_TOLERANCE, nan_ok=True), metric
     assert float(row[f"{metric}_ci_high"]) == pytest.approx(high, abs=BOUND_TOLERANCE, nan_ok=True), metric
     assert int(row[f"{metric}_n"]) == n, metric
@@ -228,19 +242,23 @@ def test_drivelmm_o1_tables_match_the_samples(report_run: Any, logs: dict[str, E
         row, units = csv_rows[name], scores(log, DRIVELMM_O1_SCORER)
         frames = [meta["frame"] for _, meta in units]
 
-        for metric, key, where, logged_se in [
+        for metric, key, where, logged_se_expected in [
             ("reasoning_score", "reasoning_score", None, True),
             ("judge_overall", "judge_overall", None, True),
             ("mcq_accuracy", "mcq_correct", lambda v: v["mcq_counted"] == 1.0, True),
             *((c, c, None, False) for c in CRITERIA),
         ]:
             values, clusters = present(units, frames, key, where)
-            mean, se = sum(values) / len(values), cluster_se(values, clusters)
+            mean = sum(values) / len(values)
             bounds = interval(mean, values, clusters, None, continuous=metric != "mcq_accuracy")
-            check_csv(row, metric, mean, se, bounds, len(values), from_samples=not logged_se)
+            logged = logged_se(values, clusters, None, bounds) if logged_se_expected else None
+            se = cluster_se(values, clusters) if logged is None else logged
+            # † only where an SE could have been logged: a task logs none where the interval says nothing
+            from_samples = not logged_se_expected and logged_se(values, clusters, None, bounds) is not None
+            check_csv(row, metric, mean, se, bounds, len(values), from_samples, se_tolerance=BOUND_TOLERANCE)
             cells = headline if metric in {"reasoning_score", "judge_overall", "mcq_accuracy"} else criteria
             column = metric if cells is headline else next(h for h in cells[row["model"]] if _label_of(h) == metric)
-            check_cell(cells[row["model"]][column], mean, bounds, from_samples=not logged_se)
+            check_cell(cells[row["model"]][column], mean, bounds, from_samples=from_samples)
         coverage = sum(v["judged"] == 1.0 for v, _ in units) / len(units)
         counted = sum(v["mcq_counted"] == 1.0 for v, _ in units)
         assert float(row["judge_coverage"]) == pytest.approx(coverage)

@@ -27,9 +27,10 @@ def test_perfect_model_scores_one(tmp_path: Path) -> None:
     values = metrics(log, SCORER)
     for subset in SUBSETS:
         assert values[subset] == pytest.approx(1.0), subset
-    assert values["valid_rate"] == 1.0 and values["missing_units"] == 0
+    assert values["valid_rate"] == 1.0 and "missing_units" not in values
     assert values["overall"] == pytest.approx(1.0)
-    assert values["overall_stderr"] == pytest.approx(0.0, abs=1e-9)
+    # every unit right: the clustered SE is 0, but the report's interval is not [100, 100] (precision.py)
+    assert 0.005 < values["overall_stderr"] < 0.02
     assert log.samples is not None and len(log.samples) == 6 * demo_units_per_subset()
     pair = next(s for s in log.samples if s.id == "surds-distance-0000")
     assert pair.scores is not None and len(pair.store["surds_completions"]) == 2

@@ -74,7 +74,7 @@ def test_lost_pair_is_unscored_and_counted() -> None:
     assert compute(surds_lost(), scores[1:]) == {}, "logged only when some unit is lost"
     means = compute(surds_scores(), scores)
     assert means["distance"] == 1.0 and means["overall"] == 1.0, "the lost unit is not scored 0"
-    assert compute(surds_validity(), scores) == {"valid_rate": 1.0, "missing_units": 0}
+    assert compute(surds_validity(), scores) == {"valid_rate": 1.0}, "no missing units: no line"
 
 
 def test_single_prompt_unit_is_still_scored_from_its_output() -> None:

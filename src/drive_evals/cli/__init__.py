@@ -124,8 +124,8 @@ def _price_pair(first: float | None, second: float | None, names: str) -> tuple[
 def _estimate(args: argparse.Namespace) -> int:
     from drive_evals.cli.estimate import estimate, format_estimate, parse_task_args
     from drive_evals.cli.image_tokens import RULES, rule_for_model
-    from drive_evals.cli.model_names import check_model_name
     from drive_evals.errors import DriveEvalsError
+    from drive_evals.model_names import check_model_name
 
     rule = RULES[args.image_rule] if args.image_rule else rule_for_model(args.model)
     try:
@@ -204,15 +204,19 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from drive_evals.cli.run_processes import RunError, run_processes
+    from drive_evals.cli.run_processes import MERGED_NAME, RunError, run_processes
+    from drive_evals.headline import print_headlines
 
     try:
         out = Path(args.out) if args.out else None
         log_dir, options = Path(args.log_dir), args.inspect_options
-        return run_processes(args.task, args.processes, log_dir, options, out, merge_only=args.merge_only)
+        status = run_processes(args.task, args.processes, log_dir, options, out, merge_only=args.merge_only)
     except RunError as error:
         print(f"drive-evals run: {error}", file=sys.stderr)
         return 2
+    if status == 0:  # the run ends on the merged run's headline, as `inspect eval` does on its own
+        print_headlines([str(out or log_dir / MERGED_NAME)])
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -105,7 +105,7 @@ def _option_value(options: list[str], index: int) -> tuple[str, str, int]:
 
 def _check_models(option: str, value: str) -> None:
     """A mistyped `--model` or `--model-role` fails here, in one line, instead of in every shard process."""
-    from drive_evals.cli.model_names import check_model_name
+    from drive_evals.model_names import check_model_name
 
     if option == "--model-role":
         role, equals, value = value.partition("=")

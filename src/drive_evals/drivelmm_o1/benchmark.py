@@ -4,7 +4,10 @@ Listed in `drive_evals._registry.BENCHMARKS`."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
@@ -13,6 +16,7 @@ from drive_evals.benchmark import (
     Benchmark,
     BreakdownSpec,
     Column,
+    ConsoleLine,
     EstimateInputs,
     ManifestWalk,
     Reference,
@@ -31,9 +35,11 @@ from drive_evals.drivelmm_o1.metrics import (
     JUDGE_OVERALL,
     JUDGED,
     MCQ_ACCURACY,
+    MCQ_ACCURACY_LENIENT,
     MCQ_CORRECT,
     MCQ_COUNTED,
     MCQ_ITEMS,
+    NONE_QUIRK_COUNT,
     REASONING,
 )
 from drive_evals.drivelmm_o1.outcomes import DRIVELMM_O1_OUTCOMES, JUDGE_OUTCOME, MCQ_OUTCOME, drivelmm_o1_outcomes
@@ -104,6 +110,15 @@ def nuscenes_files(test_file: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def mcq_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any]) -> str:
+    """The MCQ line of the end-of-run headline: the item count, the lenient reading and the `none == none` quirk."""
+    lenient = metrics.get(MCQ_ACCURACY_LENIENT)
+    quirk = metrics.get(NONE_QUIRK_COUNT, 0.0)
+    quirks = f" ({quirk:g} right only by none == none)" if quirk else ""
+    shown = "—" if lenient is None or math.isnan(lenient) else f"{100 * lenient:.1f}"  # as the report prints it
+    return f"{metrics.get(MCQ_ITEMS, 0.0):g} items; lenient reading {shown}{quirks}"
+
+
 DRIVELMM_O1 = Benchmark(
     task=DRIVELMM_O1_TASK,
     meta_tasks=(JUDGE_META_TASK,),
@@ -153,6 +168,11 @@ DRIVELMM_O1 = Benchmark(
         metrics=(REASONING, MCQ_ACCURACY),
         paired=(REASONING, MCQ_ACCURACY),
         level_order={JUDGE_OUTCOME: DRIVELMM_O1_OUTCOMES, MCQ_OUTCOME: DRIVELMM_O1_OUTCOMES},
+    ),
+    console=(
+        ConsoleLine(REASONING, "mean of the judge's 12 criteria: the headline", judged=True),
+        ConsoleLine(JUDGE_OVERALL, "the judge's own Overall: the paper's Table 1 number", judged=True),
+        ConsoleLine(MCQ_ACCURACY, mcq_meaning),
     ),
     chance=chance_answer,
     chance_judge=chance_verdict,

@@ -16,7 +16,7 @@ from PIL import Image, UnidentifiedImageError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
-from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
+from drive_evals.data import DEMO, cache_dir, demo_dir, inside, open_snapshot
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivelmm_o1.breakdown import BREAKDOWN_KEY, record_facts
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
@@ -36,6 +36,8 @@ ImageMode = Literal["grid", "views"]
 IMAGE_MODES: tuple[ImageMode, ...] = ("grid", "views")
 NUSCENES_ROOT_ENV = "NUSCENES_ROOT"
 DEMO_NUSCENES = "nuscenes"
+ID_DIGITS = 2
+"""Digits of the question number in a sample id (task version 5 on): frames hold fewer than 100 questions."""
 """Folder of the demo dataset that mimics a nuScenes root."""
 MCQ_RULE_DISAGREEMENT = "mcq_rule_disagreement"
 MCQ_DISAGREEMENT_MEANING = (
@@ -247,16 +249,19 @@ def frame_keys(frames: Sequence[str]) -> dict[str, str]:
 
 
 def sample_ids(records: Sequence[DriveLMMRecord]) -> list[str]:
-    """Short, readable, stable ids: `drivelmm-<frame key>-q<question number>`, e.g. `drivelmm-c66d0a-q3`.
+    """Short, readable, stable ids: `drivelmm-<frame key>-q<question number>`, e.g. `drivelmm-c66d0a-q03`.
 
-    They lead with what tells questions apart (the full `idx` is 67 characters; the viewer shows ~18). A repeated
-    `idx` gets `-2`, `-3`, ... in file order, so ids stay unique; the full `idx` stays in the sample metadata.
+    They lead with what tells questions apart (the full `idx` is 67 characters; the viewer shows ~18). The question
+    number is zero-padded to the widest in the file (at least `ID_DIGITS`), so that the viewer, which sorts ids as
+    text, lists q02 before q10. A repeated `idx` gets `-2`, `-3`, ... in file order, so ids stay unique; the full
+    `idx` stays in the sample metadata.
     """
     keys = frame_keys([r.frame for r in records])
+    digits = max([ID_DIGITS, *(len(str(r.question_number)) for r in records)])
     ids: list[str] = []
     seen: Counter[str] = Counter()
     for record in records:
-        base = f"{ID_PREFIX}-{keys[record.frame]}-q{record.question_number}"
+        base = f"{ID_PREFIX}-{keys[record.frame]}-q{record.question_number:0{digits}d}"
         seen[base] += 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return ids
@@ -331,7 +336,8 @@ def load_drivelmm_o1(
         "data_warnings": warnings.summary(),
         SHARD_KEY: str(shard) if shard else None,
     }
-    warnings.log(logger)
+    if provenance.get("source") != DEMO:  # the demo holds one record of each quirk on purpose: the log lists them
+        warnings.log(logger)
     logger.info(
         "DriveLMM-o1: %d records over %d frames, %d multiple-choice by the official rule",
         len(records),

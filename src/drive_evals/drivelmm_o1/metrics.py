@@ -8,7 +8,12 @@ standard errors are clustered by frame (a frame's questions share the same scene
 
 The log holds what a user reads at a glance (the official numbers, their standard errors, coverage, the lenient
 MCQ diagnostic; with a panel, agreement). The twelve criteria and per-question breakdowns are per-sample values
-that `drive-evals report` aggregates; ~50 metric columns made the viewer's metrics window unreadable.
+that `drive-evals report` aggregates; ~50 metric columns made the viewer's metrics window unreadable. Counts of
+anomalies (errored samples, out-of-range or missing judge values, the `none == none` quirk, unreadable gold
+answers) are logged only when they are not 0: Inspect prints every metric with three decimals, a count too. The
+standard errors are `drive_evals.precision`'s (absent where the report prints no informative interval), and while
+samples are still running the headline numbers are NaN, so that Inspect's live progress line never shows a value
+the final one contradicts (`attempts.running`).
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.drivelmm_o1.agreement import krippendorff_alpha_interval
 from drive_evals.drivelmm_o1.prompts import CRITERIA
-from drive_evals.started_samples import missing_units
-from drive_evals.stats.clustered import clustered_stderr
+from drive_evals.precision import reported_stderr
+from drive_evals.started_samples import missing_units, running
 
 REASONING = "reasoning_score"
 JUDGE_OVERALL = "judge_overall"
@@ -41,6 +46,8 @@ MCQ_COUNTED = "mcq_counted"
 MCQ_CORRECT = "mcq_correct"
 MCQ_LENIENT = "mcq_correct_lenient"
 NONE_QUIRK = "mcq_none_quirk"
+MCQ_ACCURACY_LENIENT = "mcq_accuracy_lenient"
+NONE_QUIRK_COUNT = "mcq_none_quirk_count"
 MCQ_GOLD_UNREADABLE = "mcq_gold_unreadable"
 """Sample metadata flag: an MCQ gold answer without an option letter (see dataset.gold_unreadable)."""
 PANEL_KEY = "panel"
@@ -80,10 +87,26 @@ def _mean(scores: list[SampleScore], key: str, where: Callable[[SampleScore], bo
     return sum(present) / len(present) if present else math.nan
 
 
-def _stderr(scores: list[SampleScore], key: str, where: Callable[[SampleScore], bool] | None = None) -> float:
+def _stderr(
+    scores: list[SampleScore],
+    metric: str,
+    key: str,
+    continuous: bool,
+    where: Callable[[SampleScore], bool] | None = None,
+) -> dict[str, float]:
+    """`{<metric>_stderr: SE}` of the mean of `key`, clustered by frame (`precision.reported_stderr`), or {} where the
+    report prints no informative interval."""
     rows = [(_value(s, key), _frame(s)) for s in scores if where is None or where(s)]
-    rows = [(v, f) for v, f in rows if not math.isnan(v)]
-    return clustered_stderr([v for v, _ in rows], [f for _, f in rows]) if rows else math.nan
+    values = [v for v, _ in rows if not math.isnan(v)]
+    frames = [f for v, f in rows if not math.isnan(v)]
+    mean = sum(values) / len(values) if values else math.nan
+    stderr = reported_stderr(mean, values, [""] * len(values), frames, continuous)
+    return {} if stderr is None else {f"{metric}_stderr": stderr}
+
+
+def _nonzero(name: str, count: float) -> dict[str, int | float]:
+    """`{name: count}` when the count is not 0, else {} (the console prints no line of 0.000)."""
+    return {name: _count(count)} if count else {}
 
 
 def _counted(score: SampleScore) -> bool:
@@ -100,20 +123,23 @@ def _coverage(scores: list[SampleScore], missing: int) -> float:
 @metric
 def reasoning_metrics() -> Metric:
     """`reasoning_score` (mean of the 12 criteria / 10, the headline), `judge_overall` (the judge's own Overall /
-    10, the official computation over the judged samples), `judge_overall_count` (the samples it averages:
-    judgements without a numeric Overall are left out), `judge_out_of_range_count` (samples where a judge went
-    outside 1-10, counted as given) and `judge_coverage` (judged / planned samples: errored samples count as
-    unjudged; `missing_samples` counts them). The report shows each criterion."""
+    10, the official computation over the judged samples: the paper's Table 1 "Overall"), `judge_coverage` (judged
+    / planned samples: errored samples count as unjudged). When not 0: `judge_overall_count` (the samples
+    `judge_overall` averages, logged when judgements without a numeric Overall leave some out),
+    `judge_out_of_range_count` (samples where a judge went outside 1-10, counted as given) and `missing_samples`
+    (errored). The report shows each criterion. `reasoning_score` is NaN while samples are still running."""
 
     def compute(scores: list[SampleScore]) -> Value:
         missing = len(missing_units(scores))
+        with_overall = sum(not math.isnan(_value(s, JUDGE_OVERALL)) for s in scores)
+        with_reasoning = sum(not math.isnan(_value(s, REASONING)) for s in scores)
         return {
-            REASONING: _mean(scores, REASONING),
+            REASONING: math.nan if running(scores) else _mean(scores, REASONING),
             JUDGE_OVERALL: _mean(scores, JUDGE_OVERALL),
-            JUDGE_OVERALL_COUNT: sum(not math.isnan(_value(s, JUDGE_OVERALL)) for s in scores),
-            f"{JUDGE_OUT_OF_RANGE}_count": sum(_value(s, JUDGE_OUT_OF_RANGE) > 0 for s in scores),
             JUDGE_COVERAGE: _coverage(scores, missing),
-            MISSING_SAMPLES: missing,
+            **({JUDGE_OVERALL_COUNT: with_overall} if with_overall != with_reasoning else {}),
+            **_nonzero(f"{JUDGE_OUT_OF_RANGE}_count", sum(_value(s, JUDGE_OUT_OF_RANGE) > 0 for s in scores)),
+            **_nonzero(MISSING_SAMPLES, missing),
         }
 
     return compute
@@ -122,16 +148,18 @@ def reasoning_metrics() -> Metric:
 @metric
 def mcq_metrics() -> Metric:
     """`mcq_accuracy` by the official rules and denominator (MCQ items that were judged), the lenient diagnostic
-    on the same items, how many items count, how often the official `none == none` quirk counted as correct, and
-    how many counted items have a gold answer without an option letter (where that quirk can fire)."""
+    on the same items, how many items count; when not 0, how often the official `none == none` quirk counted as
+    correct (the lenient reading never does, so it can read lower) and how many counted items have a gold answer
+    without an option letter (where that quirk can fire). `mcq_accuracy` is NaN while samples are still running
+    (the headline when the judge is off)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         return {
-            MCQ_ACCURACY: _mean(scores, MCQ_CORRECT, _counted),
-            "mcq_accuracy_lenient": _mean(scores, MCQ_LENIENT, _counted),
+            MCQ_ACCURACY: math.nan if running(scores) else _mean(scores, MCQ_CORRECT, _counted),
+            MCQ_ACCURACY_LENIENT: _mean(scores, MCQ_LENIENT, _counted),
             MCQ_ITEMS: sum(_counted(s) for s in scores),
-            "mcq_none_quirk_count": _count(sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
-            "mcq_gold_unreadable_count": sum(_gold_unreadable(s) for s in scores if _counted(s)),
+            **_nonzero(NONE_QUIRK_COUNT, sum(_value(s, NONE_QUIRK) for s in scores if _counted(s))),
+            **_nonzero("mcq_gold_unreadable_count", sum(_gold_unreadable(s) for s in scores if _counted(s))),
         }
 
     return compute
@@ -149,13 +177,17 @@ def _gold_unreadable(score: SampleScore) -> bool:
 
 @metric
 def drivelmm_o1_stderr() -> Metric:
-    """Standard errors clustered by frame for the headline numbers."""
+    """Standard errors clustered by frame for the headline numbers, as `drive_evals.precision` defines them: each
+    absent where the report prints no informative interval (judge scores: the betting interval; MCQ accuracy:
+    Korn-Graubard's)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if running(scores):
+            return {}
         return {
-            f"{REASONING}_stderr": _stderr(scores, REASONING),
-            f"{JUDGE_OVERALL}_stderr": _stderr(scores, JUDGE_OVERALL),
-            "mcq_accuracy_stderr": _stderr(scores, MCQ_CORRECT, _counted),
+            **_stderr(scores, REASONING, REASONING, True),
+            **_stderr(scores, JUDGE_OVERALL, JUDGE_OVERALL, True),
+            **_stderr(scores, MCQ_ACCURACY, MCQ_CORRECT, False, _counted),
         }
 
     return compute

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from statistics import fmean
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -165,8 +166,13 @@ def _shown(value: object) -> str:
 
 def reasoning_score(scores: Mapping[str, float]) -> float:
     """This project's final reasoning score: the mean of the twelve criteria, divided by 10 (in [0.1, 1] unless
-    the judge went outside 1-10)."""
-    return fmean(scores[key] for key in CRITERIA) / SCORE_SCALE
+    the judge went outside 1-10). Computed in decimal, as `scaled` is, so that the stored value is the float nearest
+    the exact mean: a criteria sum of 729 is 0.6075, which the viewer prints as such, not 0.6074999999..."""
+    values = [scores[key] for key in CRITERIA]
+    if not all(math.isfinite(value) for value in values):
+        return fmean(values) / SCORE_SCALE
+    total = sum(Fraction(Decimal(repr(value))) for value in values)
+    return float(total / (len(values) * Fraction(Decimal(repr(SCORE_SCALE)))))
 
 
 def scaled(value: float) -> float:

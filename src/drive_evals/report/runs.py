@@ -163,6 +163,15 @@ def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
     return runs, notes
 
 
+def run_of_log(location: str) -> Run | None:
+    """The run one finished log holds, as the report reads it; None for another task or an unfinished run."""
+    header = read_eval_log(location, header_only=True)
+    benchmark = benchmark_for(header.eval.task)
+    if benchmark is None or header.status != "success" or header.results is None:
+        return None
+    return _run(benchmark, header, location, Path(location).name, read_eval_log_sample_summaries(location))
+
+
 def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list[EvalSampleSummary]) -> Run:
     spec = log.eval
     assert log.results is not None and log.plan is not None

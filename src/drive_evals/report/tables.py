@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from drive_evals.benchmark import Column, TableSpec
+from drive_evals.precision import informative
 from drive_evals.report.compare import BenchmarkView, Comparison
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats.clustered import clustered_stderr, equal_group_mean
@@ -77,7 +78,8 @@ def estimate(run: Run, metric: str) -> Estimate:
     value = run.metrics.get(metric, mean)
     labels = groups if unit_metric.grouped else [""] * len(values)
     interval = mean_interval(value, values, labels, clusters, unit_metric.continuous)
-    from_samples = logged is None and unit_metric.stderr_logged
+    # The task logs no SE where this interval says nothing (drive_evals.precision): none is missing there.
+    from_samples = logged is None and unit_metric.stderr_logged and informative(interval)
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
 

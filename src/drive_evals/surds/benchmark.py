@@ -3,6 +3,9 @@ the estimate's requests, the paper's numbers. Listed in `drive_evals._registry.B
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSampleSummary
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
@@ -11,6 +14,7 @@ from drive_evals.benchmark import (
     Benchmark,
     BreakdownSpec,
     Column,
+    ConsoleLine,
     EstimateInputs,
     Reference,
     TableSpec,
@@ -55,6 +59,13 @@ def surds_requests(sample: Sample) -> list[list[ChatMessage]]:
     return [[ChatMessageUser(content=[ContentText(text=prompt), image])] for prompt in prompts]
 
 
+def headline_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any]) -> str:
+    """What `overall` is in the end-of-run headline: the equal mean of the subsets the run planned."""
+    return f"the equal mean of the {len(metadata.get(PLANNED_SUBSETS) or SUBSETS)} subsets: the headline"
+
+
+PLANNED_SUBSETS = "subsets"
+"""Task metadata key: the subsets the run planned (`-T subsets`)."""
 SURDS_SCORES = "Scores"
 SURDS = Benchmark(
     task=SURDS_TASK,
@@ -93,6 +104,8 @@ SURDS = Benchmark(
         paired=(OVERALL,),
         level_order={**{d: breakdown.level_order(d) for d in breakdown.DIMENSIONS}, OUTCOME: SURDS_OUTCOMES},
     ),
+    console=(ConsoleLine(OVERALL, headline_meaning),),
+    planned_groups_key=PLANNED_SUBSETS,
     chance=chance_answer,
     estimate=EstimateInputs(requests=surds_requests),
 )

@@ -24,6 +24,7 @@ from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
 from drive_evals.spread import spread_samples
 from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
+from drive_evals.surds.metrics import RUN_SUBSETS_KEY
 from drive_evals.surds.records import (
     IMAGE_ROOT,
     MAX_REPORTED_ERRORS,
@@ -304,6 +305,8 @@ def load_surds(
             for number, unit in enumerate(all_units[subset])  # numbered before sharding: ids do not change
             if images is None or unit.image in images
         )
+    for sample in samples:  # `overall` is the headline only with units of every planned subset (surds.metrics)
+        sample.metadata = {**(sample.metadata or {}), RUN_SUBSETS_KEY: list(subsets)}
     if blind:
         samples = [blind_sample(sample) for sample in samples]
     summary = {

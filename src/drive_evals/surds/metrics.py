@@ -9,9 +9,17 @@ has no score in Inspect, and counts here as the official scorer counts a missing
 (`drive_evals.started_samples` finds them). `missing_units` counts them; `overall_complete_case`, the mean over the
 units that have a reply, is logged beside the headline when any is missing.
 
-The log holds the set a person reads at a glance: `overall` first, the six subsets, `overall_stderr`,
-`valid_rate`, `truncated_rate`, `missing_units`. Per-subset standard errors, validity rates and accuracies are
-computed from the per-unit values by `drive-evals report` (see `diagnostics`), with the xy2d convention readings.
+The log holds the set a person reads at a glance: `overall` first, the six subsets, `overall_stderr` (the
+standard error `drive_evals.precision` defines: absent where the report prints no informative interval),
+`valid_rate`; `missing_units` and `truncated_rate` only when they are not 0. Per-subset standard errors, validity
+rates and accuracies are computed from the per-unit values by `drive-evals report` (see `diagnostics`), with the
+xy2d convention readings.
+
+`overall` is defined on the subsets the run planned (`-T subsets`, default all six; each sample names them in its
+metadata, `RUN_SUBSETS_KEY`). A run without units of some of them (`--limit 12` gives only yaw units) has no
+headline: `overall` is NaN and each missing subset's score is NaN, so the log says which are missing, and the
+end-of-run summary says why (`drive_evals.headline`). While samples are still running (Inspect's live progress
+line) `overall` is NaN too: the progress line never shows a value that the final one then contradicts.
 """
 
 from __future__ import annotations
@@ -20,7 +28,8 @@ import math
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.started_samples import MissingUnit, missing_units
+from drive_evals.precision import reported_stderr
+from drive_evals.started_samples import MissingUnit, missing_units, running
 from drive_evals.stats.clustered import GroupedEstimate, equal_group_mean
 from drive_evals.surds.conventions import DIAGNOSTIC_KEYS
 from drive_evals.truncation import TRUNCATED_KEY
@@ -37,6 +46,8 @@ CONVENTIONS_KEY = "xy2d_conventions"
 """Score.metadata key of an xy2d unit's coordinate-convention diagnostic (`conventions.diagnose`)."""
 LOST_KEY = "lost"
 """1.0 for a unit that cannot be scored because its completions were lost (see the scorer), else 0.0."""
+RUN_SUBSETS_KEY = "run_subsets"
+"""Sample metadata: the subsets the run planned, on which `overall` is defined (logs before task version 5: none)."""
 
 
 def _scored(scores: list[SampleScore]) -> list[SampleScore]:
@@ -44,14 +55,30 @@ def _scored(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if not math.isnan(_value(s, SCORE_KEY))]
 
 
-def _estimate(scores: list[SampleScore], key: str, missing: list[MissingUnit] | None = None) -> GroupedEstimate:
-    """Equal mean over subsets of `key`, each `missing` unit counted as 0 in its subset."""
+def _units(
+    scores: list[SampleScore], key: str, missing: list[MissingUnit] | None = None
+) -> tuple[list[float], list[str], list[str]]:
+    """Values of `key`, subsets and images of the scored units, then of the `missing` ones (counted as 0)."""
     scores = _scored(scores)
     missing = missing or []
     values = [_value(s, key) for s in scores] + [0.0] * len(missing)
     groups = [str(_metadata(s)["subset"]) for s in scores] + [str(unit.get("subset")) for unit in missing]
     clusters = [str(_metadata(s)["image"]) for s in scores] + [str(unit.get("image", unit["id"])) for unit in missing]
-    return equal_group_mean(values, groups, clusters)
+    return values, groups, clusters
+
+
+def _estimate(scores: list[SampleScore], key: str, missing: list[MissingUnit] | None = None) -> GroupedEstimate:
+    """Equal mean over subsets of `key`, each `missing` unit counted as 0 in its subset."""
+    return equal_group_mean(*_units(scores, key, missing))
+
+
+def planned_subsets(scores: list[SampleScore]) -> list[str]:
+    """The subsets the run planned (its samples' `RUN_SUBSETS_KEY`); those with units, for logs without it."""
+    for score in scores:
+        planned = _metadata(score).get(RUN_SUBSETS_KEY)
+        if isinstance(planned, list):
+            return [str(subset) for subset in planned]
+    return list(dict.fromkeys(str(_metadata(s)["subset"]) for s in scores))
 
 
 def _value(score: SampleScore, key: str) -> float:
@@ -67,17 +94,26 @@ def _metadata(score: SampleScore) -> dict[str, object]:
     return score.sample_metadata
 
 
+def absent_subsets(scores: list[SampleScore]) -> list[str]:
+    """The planned subsets without a single unit in `scores` (scored or missing): `overall` is not defined."""
+    present = {str(_metadata(s)["subset"]) for s in scores} | {str(u.get("subset")) for u in missing_units(scores)}
+    return [subset for subset in planned_subsets(scores) if subset not in present]
+
+
 @metric
 def surds_scores() -> Metric:
-    """`overall` (the equal mean of the subsets, the headline) first, then the mean unit score per subset
-    (`yaw`, ..., `front_behind`), over the planned units; `overall_complete_case` too when some are missing."""
+    """`overall` (the equal mean of the planned subsets, the headline) first, then the mean unit score per planned
+    subset (`yaw`, ..., `front_behind`), over the planned units; `overall_complete_case` too when some are missing.
+    NaN for a subset without units, and `overall` NaN then and while samples are still running (module docstring)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         missing = missing_units(scores)
         estimate = _estimate(scores, SCORE_KEY, missing)
-        result = {OVERALL: estimate.overall, **estimate.means}
+        complete = not absent_subsets(scores) and not running(scores)
+        result = {OVERALL: estimate.overall if complete else math.nan}
+        result.update({subset: estimate.means.get(subset, math.nan) for subset in planned_subsets(scores)})
         if missing:
-            result[OVERALL_COMPLETE_CASE] = _estimate(scores, SCORE_KEY).overall
+            result[OVERALL_COMPLETE_CASE] = _estimate(scores, SCORE_KEY).overall if complete else math.nan
         return result
 
     return compute
@@ -85,25 +121,31 @@ def surds_scores() -> Metric:
 
 @metric
 def surds_stderr() -> Metric:
-    """`overall_stderr`, clustered by image, over the planned units (the report shows each subset's)."""
+    """`overall_stderr` over the planned units, clustered by image, as `drive_evals.precision` defines it: absent
+    where the report prints no informative interval and while `overall` is NaN (the report shows each subset's)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return {f"{OVERALL}_stderr": _estimate(scores, SCORE_KEY, missing_units(scores)).overall_stderr}
+        if absent_subsets(scores) or running(scores):
+            return {}
+        values, groups, clusters = _units(scores, SCORE_KEY, missing_units(scores))
+        overall = equal_group_mean(values, groups, clusters).overall
+        stderr = reported_stderr(overall, values, groups, clusters, continuous=False)
+        return {} if stderr is None else {f"{OVERALL}_stderr": stderr}
 
     return compute
 
 
 @metric
 def surds_validity() -> Metric:
-    """`valid_rate`: valid units / planned units over the whole run (a missing unit is invalid), and
-    `missing_units`, the planned units without a score (an integer: the count of units, not a share)."""
+    """`valid_rate`: valid units / planned units over the whole run (a missing unit is invalid), and, when there
+    are any, `missing_units`, the planned units without a score."""
 
     def compute(scores: list[SampleScore]) -> Value:
         missing = missing_units(scores)
         scored = _scored(scores)
         valid = sum(_value(s, VALID_KEY) for s in scored)
         planned = len(scored) + len(missing)
-        return {VALID_RATE: valid / planned if planned else 0.0, MISSING_UNITS: len(missing)}
+        return {VALID_RATE: valid / planned if planned else 0.0, **({MISSING_UNITS: len(missing)} if missing else {})}
 
     return compute
 

@@ -7,6 +7,7 @@ import difflib
 import re
 import sys
 
+from drive_evals.chance import CHANCE_PROVIDER, check_chance_model
 from drive_evals.errors import ParameterError, translate_uncaught
 
 UNKNOWN_PROVIDER = re.compile(r"Model API \S+ of model '(?P<model>.+)' not recognized\.")
@@ -43,13 +44,8 @@ def check_model_name(model: str, option: str = "--model") -> None:
         close = difflib.get_close_matches(provider, providers, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise ParameterError(f"{option} {model}: unknown provider '{provider}'{hint}; the providers are: {listed}")
-    from drive_evals.chance import CHANCE_MODEL, CHANCE_PROVIDER
-
-    if provider == CHANCE_PROVIDER and name != CHANCE_MODEL:
-        raise ParameterError(
-            f"{option} {model}: unknown model '{name}' (did you mean '{CHANCE_PROVIDER}/{CHANCE_MODEL}'?); "
-            f"the chance provider has one model, {CHANCE_MODEL}"
-        )
+    if provider == CHANCE_PROVIDER:
+        check_chance_model(name, option)
 
 
 def unknown_provider_line(error: BaseException) -> str | None:
@@ -67,4 +63,4 @@ def unknown_provider_line(error: BaseException) -> str | None:
     return None
 
 
-translate_uncaught(unknown_provider_line)  # loaded with the chance provider (chance.py), so in every Inspect run
+translate_uncaught(unknown_provider_line)  # `drive_evals._registry` imports this module: in every Inspect run
