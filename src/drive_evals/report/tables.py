@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlparse
 
 from drive_evals.report.benchmarks import Column, TableSpec
 from drive_evals.report.compare import BenchmarkView, Comparison
+from drive_evals.report.judge_note import judge_interval_note
 from drive_evals.report.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats import (
@@ -225,6 +226,10 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
         "clusters, where the test is coarser than the formula); with p ≥ 0.05, read: no difference larger than that "
         "was likely to be missed. Fixed seed.",
         *paired_reasons([c.result for c in comparisons]),
+        *judge_interval_note(
+            [(c.a.benchmark.unit_metric(c.metric), c.result) for c in comparisons],
+            comparisons[0].a.benchmark.cluster_key if comparisons else "",
+        ),
     ]
     return Table(title, header, rows, notes)
 
