@@ -3,62 +3,21 @@ of its rows is such an interval: a judge score, an interval printed, fewer than 
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from drive_evals.report.benchmarks import DRIVELMM_O1, SURDS, Benchmark
 from drive_evals.report.breakdown import build_breakdown, paired_table
 from drive_evals.report.compare import build_view
 from drive_evals.report.judge_note import FULL_COVERAGE_CLUSTERS
-from drive_evals.report.runs import Run, Unit
 from drive_evals.report.tables import comparisons_table
+from report.synthetic import synthetic_run
 
 NOTE = "cover about 93%"
-QUESTIONS_PER_FRAME = 4
-
-
-def _run(benchmark: Benchmark, seed: int, clusters: int) -> Run:
-    """A run of `clusters` frames (images) of four units each, with random scores: judge scores in [0, 1] and MCQ
-    answers for DriveLMM-o1, one SURDS subset's 0/1 scores."""
-    rng = random.Random(seed)
-    units = {}
-    for cluster in range(clusters):
-        for question in range(QUESTIONS_PER_FRAME):
-            if benchmark is DRIVELMM_O1:
-                judged = rng.uniform(0.4, 1.0)
-                values = {"reasoning_score": judged, "judge_overall": judged, "judged": 1.0}
-                values |= {"mcq_counted": 1.0, "mcq_correct": float(rng.random() < 0.5)}
-                levels = {"question number": f"Q{question + 1}", "city": f"city {cluster}"}  # too small to compare
-            else:
-                values = {"score": float(rng.random() < 0.5), "valid": 1.0}
-                levels = {}
-            units[f"f{cluster:03d}-q{question}"] = Unit(
-                f"frame{cluster:03d}", "" if levels else "depth", values, levels
-            )
-    return Run(
-        benchmark=benchmark,
-        log_path=f"run{seed}.eval",
-        log_name=f"run{seed}.eval",
-        created=f"2026-01-0{seed}",
-        model="chance/random",
-        model_args={"seed": seed},
-        generate={},
-        task_args={},
-        metadata={},
-        judge="chance/random",
-        metrics={},
-        all_metrics=[],
-        units=units,
-        sample_set="same",
-        epochs=1,
-        task_version="1",
-    )
 
 
 def _notes(benchmark: Benchmark, clusters: int) -> tuple[list[str], list[str]]:
     """The notes under Paired comparisons and under Paired differences by level, for two runs of `clusters`."""
-    view = build_view(benchmark, [_run(benchmark, 1, clusters), _run(benchmark, 2, clusters)])
+    view = build_view(benchmark, [synthetic_run(benchmark, 1, clusters), synthetic_run(benchmark, 2, clusters)])
     return comparisons_table("Paired comparisons", view.comparisons).notes, paired_table(build_breakdown(view)).notes
 
 
@@ -82,6 +41,6 @@ def test_no_note_for_scores_no_judge_gave() -> None:
     """SURDS (0/1 scores and xy2d centerness) and DriveLMM-o1's MCQ accuracy alone carry no judge-score note."""
     main, by_level = _notes(SURDS, 20)
     assert not any(NOTE in note for note in main + by_level)
-    view = build_view(DRIVELMM_O1, [_run(DRIVELMM_O1, 1, 20), _run(DRIVELMM_O1, 2, 20)])
+    view = build_view(DRIVELMM_O1, [synthetic_run(DRIVELMM_O1, 1, 20), synthetic_run(DRIVELMM_O1, 2, 20)])
     mcq = [c for c in view.comparisons if c.metric == "mcq_accuracy"]
     assert mcq and not any(NOTE in note for note in comparisons_table("Paired comparisons", mcq).notes)
