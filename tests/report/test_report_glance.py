@@ -1,5 +1,6 @@
 """The report's first screen (`report.glance`) on runs built in memory: the best run, which runs the paired test
-tells apart from it, and the warnings; and breakdown legends that fit their figure whatever the labels' length."""
+tells apart from it, and the warnings; breakdown legends that fit their figure whatever the labels' length; long
+tables folded below it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from drive_evals.report.breakdown import build_breakdown
 from drive_evals.report.breakdown_plot import breakdown_plot
 from drive_evals.report.compare import build_view
 from drive_evals.report.glance import BEST, LOWER, SAME, UNCOMPARED, glance_table
+from drive_evals.report.render import FOLD_ROWS, MAX_ROWS, Section, html_page, markdown
 from drive_evals.report.runs import MISSING, Run
+from drive_evals.report.tables import Table
 from report.synthetic import synthetic_run
 
 CLUSTERS = 30
@@ -76,3 +79,21 @@ def test_breakdown_legend_fits_the_figure_for_long_labels() -> None:
     with Image.open(io.BytesIO(png)) as image:
         edge = image.convert("L").crop((image.width - 8, 0, image.width, image.height))
         assert edge.getextrema()[0] > 200, "something dark touches the right edge: the legend is cut"
+
+
+def test_long_tables_fold_and_the_longest_point_at_their_csv() -> None:
+    """Past 12 rows a table is folded (<details>) in both renderings, except on the first screen; past 200 rows a
+    table that names its CSV shows the first 200 and says where the rest are."""
+    short = Table("Short", ["a"], [[str(i)] for i in range(FOLD_ROWS)])
+    long = Table("Long", ["a"], [[str(i)] for i in range(MAX_ROWS + 50)], ["a note"], csv="x-paired.csv")
+    detail = Section("Detail", [short, long], [])
+    glance = Section("At a glance", [Table("Glance", ["a"], [[str(i)] for i in range(20)])], [], folds=False)
+    text = markdown("t", [], [glance, detail], "images")
+    page = html_page("t", [], [glance, detail])
+    for rendered in (text, page):
+        assert rendered.count("<details>") == 1, "only the long detail table folds"
+        assert f"The first {MAX_ROWS} of {MAX_ROWS + 50} rows; all of them in `x-paired.csv`" in rendered.replace(
+            "<code>", "`"
+        ).replace("</code>", "`")
+    assert f"| {MAX_ROWS - 1} |" in text and f"| {MAX_ROWS} |" not in text
+    assert "| 19 |" in text.split("### Short", 1)[0], "the first screen shows all its rows"
