@@ -78,7 +78,8 @@ def test_breakdown_legend_fits_the_figure_for_long_labels() -> None:
     assert png is not None
     with Image.open(io.BytesIO(png)) as image:
         edge = image.convert("L").crop((image.width - 8, 0, image.width, image.height))
-        assert edge.getextrema()[0] > 200, "something dark touches the right edge: the legend is cut"
+        darkest, _ = edge.getextrema()  # one band ("L"): (min, max)
+        assert isinstance(darkest, int) and darkest > 200, "something dark touches the right edge: the legend is cut"
 
 
 def test_long_tables_fold_and_the_longest_point_at_their_csv() -> None:
