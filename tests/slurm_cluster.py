@@ -20,6 +20,8 @@ from waiting import wait_for
 DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo")
 NODE = "localhost"
 START_TIMEOUT_SECONDS = 120
+CLUSTER_MEMORY_MB = 1000
+"""The node's memory as Slurm sees it: a job asking for more (--mem) is refused at submission."""
 """Only a bound: the daemons are up within seconds even on a loaded machine."""
 STOP_SECONDS = 10
 
@@ -47,7 +49,7 @@ ReturnToService=2
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SlurmdParameters=config_overrides
-NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=1000 State=UNKNOWN
+NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory} State=UNKNOWN
 PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
 """
 """No cgroups, accounting or MPI: the least a node needs to run batch jobs; `config_overrides` accepts the CPU
@@ -83,7 +85,9 @@ def slurm_cluster(root: Path, cpus: int = 2) -> Iterator[dict[str, str]]:
     conf = root / "slurm.conf"
     ctld_port, d_port = _free_ports(2)
     conf.write_text(
-        SLURM_CONF.format(node=NODE, ctld_port=ctld_port, d_port=d_port, user=user, root=root, cpus=cpus),
+        SLURM_CONF.format(
+            node=NODE, ctld_port=ctld_port, d_port=d_port, user=user, root=root, cpus=cpus, memory=CLUSTER_MEMORY_MB
+        ),
         encoding="utf-8",
     )
     env = {**os.environ, "SLURM_CONF": str(conf)}

@@ -13,7 +13,7 @@ from fakeserver import FakeModelServer
 from fakeserver.drive import drive_policy
 from inspect_ai.log import read_eval_log
 from inspect_runs import TIMEOUT_SECONDS, eval_in_process
-from slurm_cluster import missing, slurm_cluster, wait_for_jobs
+from slurm_cluster import CLUSTER_MEMORY_MB, missing, slurm_cluster, wait_for_jobs
 from test_run_processes import JUDGE, MODEL, POLICY, FailOnce, _answered, _assert_same_run
 
 from drive_evals.drivelmm_o1.task import drivelmm_o1
@@ -58,6 +58,8 @@ def test_job_array_and_merge_job_give_the_unsharded_run(fake_model_server: FakeM
     log_dir = tmp_path / "run"
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # `inspect`, `drive-evals`
     extra = {"PATH": path, "INSPECT_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    # the test node has 1,000 MB; sbatch reads this as --mem and it overrides the scripts' #SBATCH --mem defaults
+    extra["SBATCH_MEM_PER_NODE"] = f"{CLUSTER_MEMORY_MB // (SHARDS + 1)}M"
     with slurm_cluster(tmp_path / "slurm") as cluster_env:
         env = {**cluster_env, **server.client_env(), **extra}
         _submit(env, log_dir)

@@ -67,11 +67,13 @@ class UnitMetric:
     """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is the
     betting interval, which holds whatever their distribution (`stats.intervals.mean_interval`; a mean over subsets
     keeps Korn-Graubard's)."""
+    judged: bool = False
+    """A judge model's score: its paired intervals carry the judge-score note (`report.judge_note`)."""
 
 
 def judge_score(name: str) -> UnitMetric:
     """A judge's score in [0, 1], logged under its own name."""
-    return UnitMetric(name, name, continuous=True)
+    return UnitMetric(name, name, continuous=True, judged=True)
 
 
 ColumnKind = Literal["estimate", "rate", "count"]

@@ -54,13 +54,15 @@ def test_blind_run_beside_its_normal_run(tmp_path: Path, logs: dict[str, EvalLog
 
     scores = report.split("### Scores", 1)[1].split("###", 1)[0]
     rows = [line for line in scores.splitlines() if line.startswith("| chance/random")]
-    assert [row.split(" | ")[0] for row in rows] == ["| chance/random", "| chance/random [blind]"]
+    demo = " · demo data"
+    assert [row.split(" | ")[0] for row in rows] == [f"| chance/random{demo}", f"| chance/random [blind]{demo}"]
     # every blind unit scores 0: the interval starts at 0 and still has a width (Korn-Graubard, docs/statistics.md)
-    blind_overall = re.search(r"\| chance/random \[blind\] \| 0\.0 \[0\.0, ([0-9.]+)\] \|", scores)
+    blind_overall = re.search(r"\| chance/random \[blind\] · demo data \| 0\.0 \[0\.0, ([0-9.]+)\] \|", scores)
     assert blind_overall is not None and float(blind_overall.group(1)) > 0, scores
     assert "### Blind controls (with images − without)" in report
     assert f"`meta.eval`: task `{UNKNOWN_TASK}` is not a benchmark this report knows; ignored." in report
-    assert "⚠" not in report.split("\n## SURDS: where models fail\n", 1)[0], "no run is flagged as not comparable"
+    main = report.split("\n## SURDS: where models fail\n", 1)[0]
+    assert "⚠ Not comparable" not in main and " ⚠ |" not in main, "no run is flagged as not comparable"
 
     paired = _csv(tmp_path / "out" / "surds-paired.csv")
     assert {row["kind"] for row in paired} == {"blind"}

@@ -59,8 +59,8 @@ def test_html_renders_without_errors_or_network(report_run: Any, load_page: Any)
     assert width > 500 and height > 2000, "the whole page, tables and plots, is in the screenshot"
     assert loaded.content_width <= loaded.window_width, "every table fits the window without sideways scrolling"
     headings = [text for text, _ in loaded.headings]
-    assert headings == ["SURDS", BREAKDOWN_SECTION, "DriveLMM-o1", "DriveLMM-o1: where models fail"]
-    top, bottom = (top for text, top in loaded.headings[1:3])
+    assert headings == ["At a glance", "SURDS", BREAKDOWN_SECTION, "DriveLMM-o1", "DriveLMM-o1: where models fail"]
+    top, bottom = (top for text, top in loaded.headings[2:4])
     with Image.open(io.BytesIO(loaded.screenshot)) as page_image:
         section = page_image.crop((0, int(top), page_image.width, int(bottom)))
         section.save(ARTIFACTS / "report-html-breakdown.png")

@@ -20,6 +20,7 @@ import pytest
 from betting_reference import reference_bounds
 from inspect_ai.log import EvalLog
 
+from drive_evals.report.tables import DEMO_MARK
 from drive_evals.stats.betting import COARSE_STEPS, FINE_STEPS
 from drive_evals.stats.clustered import bell_mccaffrey_df
 from drive_evals.stats.intervals import MIN_SCORE_CLUSTERS, score_interval
@@ -147,7 +148,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 def markdown_table(report: str, section: str, title: str) -> dict[str, dict[str, str]]:
-    """Rows of one Markdown table, by model label (flag marks stripped), as column -> cell."""
+    """Rows of one Markdown table, by model label (demo and flag marks stripped), as column -> cell."""
     part = report.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
     lines = part.split(f"\n### {title}\n", 1)[1].split("\n### ", 1)[0].strip().splitlines()
     table = [line for line in lines if line.startswith("|")]
@@ -155,7 +156,7 @@ def markdown_table(report: str, section: str, title: str) -> dict[str, dict[str,
     rows = {}
     for line in table[2:]:
         cells = [cell.strip() for cell in PIPE.split(line.strip()[1:-1])]
-        rows[cells[0].removesuffix(" ⚠")] = dict(zip(header, cells, strict=True))
+        rows[cells[0].removesuffix(DEMO_MARK).removesuffix(" ⚠")] = dict(zip(header, cells, strict=True))
     return rows
 
 
@@ -317,7 +318,7 @@ def test_labels_tell_replicates_apart_and_incomparable_runs_are_flagged(report_r
     }
     assert "judge=grader/valid (main group: chance/random)" in o1["chance/random (seed=3)"]["not_comparable_because"]
     report = (report_run.out_dir / "report.md").read_text(encoding="utf-8")
-    assert "| chance/random (seed=3) ⚠ |" in report
+    assert "| chance/random (seed=3) ⚠ · demo data |" in report
     for benchmark in ("surds", "drivelmm_o1"):
         pairs = read_csv(report_run.out_dir / f"{benchmark}-paired.csv")
         assert pairs and not any("seed=3" in row["a"] + row["b"] for row in pairs)

@@ -17,6 +17,7 @@ from typing import Any
 
 from drive_evals.benchmark import Benchmark, BreakdownSpec, UnitMetric
 from drive_evals.report.compare import BenchmarkView, paired_units
+from drive_evals.report.judge_note import judge_interval_note
 from drive_evals.report.runs import Run, Unit, unit_value
 from drive_evals.report.tables import (
     DETECTABLE,
@@ -327,6 +328,10 @@ def paired_table(breakdown: Breakdown) -> Table:
         f"{DETECTABLE}: as in Paired comparisons. Not adjusted over levels: with many levels some small p-values "
         "are expected by chance; read them as leads, not findings.",
         *paired_reasons([c.result for c in breakdown.comparisons]),
+        *judge_interval_note(
+            [(c.a.benchmark.unit_metric(c.metric), c.result) for c in breakdown.comparisons],
+            breakdown.benchmark.cluster_key,
+        ),
     ]
     return Table("Paired differences by level", header, rows, notes)
 

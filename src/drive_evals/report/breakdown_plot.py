@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -15,7 +16,7 @@ from matplotlib.lines import Line2D
 
 from drive_evals.report.breakdown import Breakdown, Cell
 from drive_evals.report.compare import BenchmarkView
-from drive_evals.report.plots import AXIS_MARGIN, BAND, DPI, ROW_INCHES
+from drive_evals.report.plots import AXIS_MARGIN, BAND, DPI, ROW_INCHES, run_colour
 from drive_evals.report.runs import Run
 from drive_evals.report.tables import SCALE, label
 
@@ -28,6 +29,11 @@ MIN_PANEL_INCHES = 2.2
 LABEL_INCHES = 1.9
 """Room on the left for level names."""
 LEGEND_INCHES = 2.6
+"""The legend's least width: its title's longest line."""
+LEGEND_CHAR_INCHES = 0.075
+"""Width of one character of a legend label at the "small" font (8.3 pt), with room to spare: the legend is sized
+to its longest label, so it is never cut at the figure's right edge."""
+LEGEND_MARKER_INCHES = 0.5
 TITLE_INCHES = 0.8
 AXIS_LABEL_INCHES = 0.5
 PANEL_GAP = 0.08
@@ -46,14 +52,16 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
     columns = min(len(metrics), PANEL_COLUMNS)
     rows = math.ceil(len(metrics) / columns)
     panel_height = max(MIN_PANEL_INCHES, PANEL_PAD_INCHES + ROW_INCHES * len(view.runs) * len(levels))
-    width, height = LABEL_INCHES + PANEL_WIDTH_INCHES * columns + LEGEND_INCHES, TITLE_INCHES + panel_height * rows
+    labels = [label(view, run) for run in view.runs]
+    legend = max(LEGEND_INCHES, LEGEND_MARKER_INCHES + LEGEND_CHAR_INCHES * max(map(len, labels)))
+    width, height = LABEL_INCHES + PANEL_WIDTH_INCHES * columns + legend, TITLE_INCHES + panel_height * rows
     figure = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(figure)
     # A fixed layout: `tight_layout` and `bbox_inches="tight"` each draw the figure again, tripling the time.
     grid = figure.subplots(
         rows, columns, sharey=True, squeeze=False,
         gridspec_kw={
-            "left": LABEL_INCHES / width, "right": 1 - LEGEND_INCHES / width, "top": 1 - TITLE_INCHES / height,
+            "left": LABEL_INCHES / width, "right": 1 - legend / width, "top": 1 - TITLE_INCHES / height,
             "bottom": AXIS_LABEL_INCHES / height, "hspace": PANEL_PAD_INCHES / panel_height, "wspace": PANEL_GAP,
         },
     )  # fmt: skip
@@ -69,7 +77,7 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
                 chosen = [(row, e) for row, e in chosen if not math.isnan(e.value)]
                 if not chosen:
                     continue
-                colour = f"C{_colour(view, run)}"
+                colour = _colour(view, run)
                 # a level without an interval (too few clusters) gets a bare marker
                 below = [0.0 if e.interval is None else (e.value - e.low) * SCALE for _, e in chosen]
                 above = [0.0 if e.interval is None else (e.high - e.value) * SCALE for _, e in chosen]
@@ -89,12 +97,10 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
     first.set_yticks(range(len(levels)), levels)
     first.invert_yaxis()
     figure.suptitle(f"{view.benchmark.title}: {dimension}")
-    handles = [
-        Line2D([], [], marker=_marker(run), color=f"C{_colour(view, run)}", linestyle="none") for run in view.runs
-    ]
+    handles = [Line2D([], [], marker=_marker(run), color=_colour(view, run), linestyle="none") for run in view.runs]
     figure.legend(
-        handles, [label(view, run) for run in view.runs], loc="upper left",
-        bbox_to_anchor=(1 - LEGEND_INCHES / width + 0.01, 1 - TITLE_INCHES / height), fontsize="small", frameon=False,
+        handles, labels, loc="upper left",
+        bbox_to_anchor=(1 - legend / width + 0.01, 1 - TITLE_INCHES / height), fontsize="small", frameon=False,
         title="bars: 95% CI (no bar: too few\nclusters); hollow: too few\nunits or clusters (unreliable)",
         title_fontsize="small",
     )  # fmt: skip
@@ -107,10 +113,10 @@ def _marker(run: Run) -> str:
     return "s" if run.blind else "o"
 
 
-def _colour(view: BenchmarkView, run: Run) -> int:
+def _colour(view: BenchmarkView, run: Run) -> Any:
     """Normal runs get colours in order; a blind run shares the colour of the normal run of the same model and model
     arguments (squares tell it apart)."""
     normal = [r for r in view.runs if not r.blind]
     same = (run.model, run.model_args)
     model = next((r for r in normal if (r.model, r.model_args) == same), None) if run.blind else run
-    return (normal.index(model) if model in normal else len(normal) + view.runs.index(run)) % 10
+    return run_colour(normal.index(model) if model in normal else len(normal) + view.runs.index(run), len(normal))

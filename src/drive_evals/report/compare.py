@@ -13,7 +13,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from pathlib import Path
 
 from drive_evals.benchmark import Benchmark, UnitMetric
 from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, Unit, unit_value
@@ -94,8 +93,16 @@ def assign_labels(runs: list[Run]) -> None:
             if len({detail.get(key) for detail in details}) > 1:
                 chosen.append(key)
         labels = [_label(base, detail, chosen) for detail in details]
+        seen: dict[str, int] = defaultdict(int)
         for run, text in zip(members, labels, strict=True):
-            run.label = text if labels.count(text) == 1 else f"{text} <{Path(run.log_name).stem.rsplit('_', 1)[-1]}>"
+            seen[text] += 1
+            run.label = text if labels.count(text) == 1 else _replicate(text, seen[text])
+
+
+def _replicate(text: str, number: int) -> str:
+    """Identical runs (same model, args and settings) numbered in the order they were made: `m (run 2)`, or
+    `m (seed=1, run 2)`; the Runs table maps each to its log."""
+    return f"{text[:-1]}, run {number})" if text.endswith(")") else f"{text} (run {number})"
 
 
 def _label(base: str, detail: dict[str, str], keys: list[str]) -> str:

@@ -32,6 +32,17 @@ AXIS_MARGIN = 2.0
 """Room beyond 0 and 100 so that markers at the ends are drawn whole."""
 BAND = 0.8
 """Share of a metric's row taken by its markers."""
+MANY_RUNS_PALETTE = "tab20"
+"""Matplotlib's default cycle has 10 colours; past 10 runs, 20 (paired light and dark shades), so up to 20 runs
+never share a colour."""
+
+
+def run_colour(index: int, runs: int) -> Any:
+    """The colour of the index-th of `runs` runs: the default cycle up to 10, then tab20."""
+    if runs <= 10:
+        return f"C{index % 10}"
+    palette = colormaps[MANY_RUNS_PALETTE]
+    return palette(index % palette.N)
 
 
 def score_plot(view: BenchmarkView, spec: TableSpec) -> bytes | None:
@@ -57,8 +68,8 @@ def score_plot(view: BenchmarkView, spec: TableSpec) -> bytes | None:
             if value.interval is not None:
                 error = [[(value.value - value.low) * SCALE], [(value.high - value.value) * SCALE]]
             axes.errorbar(
-                value.value * SCALE, y, xerr=error, fmt="o", color=f"C{index % 10}", capsize=3, markersize=5,
-                label=label(view, run) if row == 0 else None,
+                value.value * SCALE, y, xerr=error, fmt="o", color=run_colour(index, len(view.runs)), capsize=3,
+                markersize=5, label=label(view, run) if row == 0 else None,
             )  # fmt: skip
     palette = colormaps[REFERENCE_PALETTE]
     for offset, reference in enumerate(references):

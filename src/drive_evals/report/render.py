@@ -22,6 +22,13 @@ ESTIMATE_CELL = re.compile(rf"^(\S+) (\[[^\]]+\]\S*|\({re.escape(NO_INTERVAL)}\)
 """`53.0 [44.4, 61.7]†` or `53.0 (no CI)†`: in HTML the interval (or its absence) goes under the estimate, which
 halves the width of wide tables."""
 LONG_CELL = 60
+FOLD_ROWS = 12
+"""Tables longer than this are folded (<details>), so the page reads as a sequence of headings and short tables."""
+MAX_ROWS = 200
+"""Rows shown of a table that names its CSV; the rest are in that file only."""
+WARNING_MARK = "⚠"
+STACK_COLUMNS = 6
+"""Wider tables put each interval under its estimate (half the width); narrower ones keep it on one line."""
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #222; max-width: 110rem; }
@@ -33,7 +40,12 @@ td .ci { display: block; font-size: 0.75rem; color: #555; }
 td:first-child { white-space: normal; overflow-wrap: anywhere; min-width: 9rem; }
 th { background: #f1f1f1; }
 tr:nth-child(even) td { background: #fafafa; }
-p.note { font-size: 0.8rem; color: #555; margin: 0.1rem 0; }
+p.note { font-size: 0.8rem; color: #555; margin: 0.1rem 0; max-width: 90rem; }
+p.warn { font-size: 0.9rem; color: #7a4200; background: #fff6e0; padding: 0.2rem 0.4rem; margin: 0.2rem 0;
+  max-width: 90rem; }
+details { margin: 0.4rem 0; }
+summary { cursor: pointer; font-weight: 600; }
+p.lead { font-weight: 600; margin: 0.3rem 0; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5rem 0; }
 code { background: #f4f4f4; padding: 0 0.2rem; }
 """
@@ -51,6 +63,20 @@ class Section:
     title: str
     tables: list[Table]
     plots: list[Plot]
+    folds: bool = True
+    """Long tables are folded; the first screen's are not."""
+
+
+def _shown_rows(table: Table) -> tuple[list[list[str]], list[str]]:
+    """The rows to print and the notes, with a pointer to the CSV when rows were left out."""
+    if not table.csv or len(table.rows) <= MAX_ROWS:
+        return table.rows, table.notes
+    more = f"The first {MAX_ROWS} of {len(table.rows)} rows; all of them in `{table.csv}`."
+    return table.rows[:MAX_ROWS], [more, *table.notes]
+
+
+def _folded(section: Section, table: Table) -> bool:
+    return section.folds and len(table.rows) > FOLD_ROWS
 
 
 def markdown(title: str, preamble: Sequence[str], sections: Sequence[Section], image_dir: str) -> str:
@@ -58,22 +84,27 @@ def markdown(title: str, preamble: Sequence[str], sections: Sequence[Section], i
     for section in sections:
         lines += [f"## {section.title}", ""]
         for table in section.tables:
-            lines += _markdown_table(table)
+            lines += _markdown_table(table, _folded(section, table))
         for plot in section.plots:
             lines += [f"![{plot.title}]({image_dir}/{plot.file_name})", ""]
     return "\n".join(lines)
 
 
-def _markdown_table(table: Table) -> list[str]:
-    lines = [f"### {table.title}", ""]
-    if table.rows:
+def _markdown_table(table: Table, folded: bool) -> list[str]:
+    lines = [f"### {table.title}", "", *([f"**{table.lead}**", ""] if table.lead else [])]
+    rows, notes = _shown_rows(table)
+    if folded:  # GitHub renders a Markdown table inside <details> when blank lines surround it
+        lines += [f"<details><summary>{len(table.rows)} rows</summary>", ""]
+    if rows:
         lines.append("| " + " | ".join(_md_cell(h) for h in table.header) + " |")
         lines.append("|" + "---|" * len(table.header))
-        lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in table.rows]
+        lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in rows]
     else:
         lines.append("(none)")
     lines.append("")
-    lines += [f"{note}  " for note in table.notes]
+    if folded:
+        lines += ["</details>", ""]
+    lines += [f"{note}  " for note in notes]
     return [*lines, ""]
 
 
@@ -93,7 +124,7 @@ def html_page(title: str, preamble: Sequence[str], sections: Sequence[Section]) 
     for section in sections:
         parts.append(f"<h2>{html.escape(section.title)}</h2>")
         for table in section.tables:
-            parts.extend(_html_table(table))
+            parts.extend(_html_table(table, _folded(section, table)))
         for plot in section.plots:
             data = base64.b64encode(plot.png).decode("ascii")
             parts.append(f'<img alt="{html.escape(plot.title)}" src="data:image/png;base64,{data}">')
@@ -101,25 +132,35 @@ def html_page(title: str, preamble: Sequence[str], sections: Sequence[Section]) 
     return "\n".join(parts) + "\n"
 
 
-def _html_table(table: Table) -> Iterable[str]:
+def _html_table(table: Table, folded: bool) -> Iterable[str]:
     yield f"<h3>{html.escape(table.title)}</h3>"
-    if not table.rows:
+    if table.lead:
+        yield f'<p class="lead">{_inline(table.lead)}</p>'
+    rows, notes = _shown_rows(table)
+    stack = len(table.header) > STACK_COLUMNS
+    if folded:
+        yield f"<details><summary>{len(table.rows)} rows (click to show)</summary>"
+    if not rows:
         yield "<p>(none)</p>"
     else:
         yield "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in table.header) + "</tr></thead>"
         yield "<tbody>"
-        for row in table.rows:
-            yield "<tr>" + "".join(_html_cell(cell) for cell in row) + "</tr>"
+        for row in rows:
+            yield "<tr>" + "".join(_html_cell(cell, stack) for cell in row) + "</tr>"
         yield "</tbody></table>"
-    for note in table.notes:
-        yield f'<p class="note">{_inline(note)}</p>'
+    if folded:
+        yield "</details>"
+    for note in notes:
+        kind = "warn" if note.startswith(WARNING_MARK) else "note"
+        yield f'<p class="{kind}">{_inline(note)}</p>'
 
 
-def _html_cell(text: str) -> str:
-    """Numbers and labels stay on one line (an interval on its own line under its estimate); long prose wraps."""
+def _html_cell(text: str, stack: bool) -> str:
+    """Numbers and labels stay on one line (in wide tables an interval on its own line under its estimate); long
+    prose wraps."""
     if len(text) > LONG_CELL:
         return f'<td class="long">{_inline(text)}</td>'
-    if match := ESTIMATE_CELL.match(text):
+    if stack and (match := ESTIMATE_CELL.match(text)):
         return f'<td>{html.escape(match.group(1))}<span class="ci">{html.escape(match.group(2))}</span></td>'
     return f"<td>{_inline(text)}</td>"
 

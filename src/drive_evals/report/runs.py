@@ -36,6 +36,7 @@ TASK_VERSION = "task version"
 """A task's `version` (CHANGELOG.md): runs of different versions may score differently by design, so they are
 never compared with each other."""
 GENERATE_PREFIX = "gen."
+DEMO_DATA = "demo"
 BLIND_ARG = "blind"
 SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG, SHARD_KEY})
 """Task arguments shown another way: data provenance (the resolved commit, not the request), the judge model, and
@@ -96,6 +97,13 @@ class Run:
         """A no-image control run (`-T blind=true`), shown beside its normal run rather than ranked with it."""
         value = self.task_args.get(BLIND_ARG, self.metadata.get(BLIND_ARG, False))
         return value is True or str(value).lower() == "true"
+
+    @property
+    def demo(self) -> bool:
+        """The run read the synthetic demo data shipped with the package (`-T data=demo`)."""
+        data = self.metadata.get("data")
+        source = data.get("source") if isinstance(data, dict) else self.task_args.get("data")
+        return source == DEMO_DATA
 
     @property
     def data(self) -> str:

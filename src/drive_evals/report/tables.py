@@ -19,6 +19,7 @@ from urllib.parse import unquote, urlparse
 from drive_evals.benchmark import Column, TableSpec
 from drive_evals.precision import informative
 from drive_evals.report.compare import BenchmarkView, Comparison
+from drive_evals.report.judge_note import judge_interval_note
 from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
 from drive_evals.stats.clustered import clustered_stderr, equal_group_mean
 from drive_evals.stats.intervals import CONFIDENCE, MIN_SCORE_CLUSTERS, mean_interval
@@ -29,6 +30,10 @@ SCALE = 100
 MISSING = "—"
 FROM_SAMPLES = "†"
 FLAG = "⚠"
+DEMO_MARK = " · demo data"
+"""After the label of a run on the demo data, in the tables that put runs beside the papers' rows."""
+FEW_CLUSTERS = 20
+"""Below this many clusters the scores table says why its intervals are wide and differ between equal scores."""
 NO_INTERVAL = "no CI"
 DETECTABLE = "detectable (80%)"
 ALWAYS_SHOWN = ("data", "judge")
@@ -60,6 +65,10 @@ class Table:
     header: list[str]
     rows: list[list[str]]
     notes: list[str] = field(default_factory=list)
+    csv: str = ""
+    """The CSV file holding every row, for a table too long to show whole."""
+    lead: str = ""
+    """A sentence printed above the table: what it says in one line."""
 
 
 def estimate(run: Run, metric: str) -> Estimate:
@@ -106,7 +115,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     header = ["model", *(c.label for c in spec.columns), *counts]
     rows = [
         [
-            label(view, run),
+            label(view, run) + (DEMO_MARK if run.demo else ""),
             *(_cell(run, c) for c in spec.columns),
             *([str(len(run.units)), str(missing_count(run))] if with_units else []),
         ]
@@ -129,6 +138,13 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             f"subsets), Waudby-Smith and Ramdas's betting interval over {benchmark.cluster_key}s, which holds "
             "whatever the scores' distribution. "
             "Coverage measured in docs/statistics.md."
+        )
+    notes.extend(_few_clusters_note(view, spec))
+    if any(run.demo for run in view.runs):
+        notes.append(
+            f"{DEMO_MARK.strip(' ·')}: the synthetic demo data shipped with the package (`-T data=demo`), a few "
+            "dozen units made to exercise the pipeline; these scores say nothing about a model and are not "
+            "comparable with the papers' rows."
         )
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
@@ -156,6 +172,36 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "no interval holds its coverage there (docs/statistics.md)."
         )
     return Table(spec.title, header, rows, notes)
+
+
+def _few_clusters_note(view: BenchmarkView, spec: TableSpec) -> list[str]:
+    """Why intervals from few clusters are wide, and why equal scores can get very different ones."""
+    benchmark = view.benchmark
+    metrics = [m for c in spec.columns if c.kind == "estimate" and (m := benchmark.unit_metric(c.metric))]
+    counts = [
+        len({unit.cluster for unit in run.units.values() if unit_value(unit, metric) is not None})
+        for run in view.runs
+        for metric in metrics
+    ]
+    counts = [count for count in counts if count]
+    if not counts or min(counts) >= FEW_CLUSTERS:
+        return []
+    cluster = benchmark.cluster_key
+    shown = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)}-{max(counts)}"
+    bounded = [metric.name for metric in metrics if metric.continuous]
+    which = "every column here" if len(bounded) == len(metrics) else ", ".join(bounded)
+    scores = (
+        f" The scores between 0 and 100 ({which}) get the betting interval, which must also allow for "
+        f"poor or perfect {cluster}s the run did not show: from a few {cluster}s it can reach from 0 to 100."
+        if bounded
+        else ""
+    )
+    return [
+        f"Intervals here come from {shown} {cluster}s; from fewer than {FEW_CLUSTERS} they are wide, and equal "
+        f"scores can get very different ones: the spread between {cluster}s is measured from those few, so a run "
+        f"whose {cluster}s scored alike gets a narrow interval and one whose {cluster}s differed a wide one.{scores} "
+        f"They narrow as {cluster}s are added (docs/statistics.md)."
+    ]
 
 
 def _cell(run: Run, column: Column) -> str:
@@ -222,6 +268,10 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
         "clusters, where the test is coarser than the formula); with p ≥ 0.05, read: no difference larger than that "
         "was likely to be missed. Fixed seed.",
         *paired_reasons([c.result for c in comparisons]),
+        *judge_interval_note(
+            [(c.a.benchmark.unit_metric(c.metric), c.result) for c in comparisons],
+            comparisons[0].a.benchmark.cluster_key if comparisons else "",
+        ),
     ]
     return Table(title, header, rows, notes)
 

@@ -23,6 +23,7 @@ from drive_evals.report.breakdown import (
 from drive_evals.report.breakdown import csv_rows as breakdown_csv_rows
 from drive_evals.report.breakdown_plot import breakdown_plot
 from drive_evals.report.compare import BenchmarkView, build_view
+from drive_evals.report.glance import glance_table
 from drive_evals.report.plots import score_plot
 from drive_evals.report.render import Plot, Section, html_page, markdown, write_csv
 from drive_evals.report.runs import Run, load_runs
@@ -37,6 +38,7 @@ from drive_evals.report.tables import (
 )
 
 TITLE = "drive_evals model comparison"
+GLANCE_TITLE = "At a glance"
 IMAGE_DIR = "images"
 MARKDOWN_NAME = "report.md"
 HTML_NAME = "report.html"
@@ -70,7 +72,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
         by_benchmark[run.benchmark.key].append(run)
     views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
     breakdowns = {view.benchmark.key: build_breakdown(view) for view in views}
-    sections = []
+    sections = [Section(GLANCE_TITLE, [glance_table(view) for view in views], [], folds=False)]
     for view in views:
         sections += [_section(view, shown_dir), _breakdown_section(view, breakdowns[view.benchmark.key])]
     preamble = [
@@ -108,6 +110,7 @@ def _section(view: BenchmarkView, log_dir: str) -> Section:
     tables = [score_table(view, spec, with_units=index == 0) for index, spec in enumerate(benchmark.tables)]
     tables.append(runs_table(view, log_dir))
     tables.append(comparisons_table("Paired comparisons", view.comparisons))
+    tables[-1].csv = f"{benchmark.key}-paired.csv"
     if view.blind_gaps:
         tables.append(comparisons_table("Blind controls (with images − without)", view.blind_gaps, blind=True))
     tables.append(transcripts_table(view, log_dir))
@@ -129,6 +132,7 @@ def _breakdown_section(view: BenchmarkView, breakdown: Breakdown) -> Section:
             slug = re.sub(r"[^a-z0-9]+", "-", dimension.lower()).strip("-")
             figures.append(Plot(f"{benchmark.title}: {dimension}", f"{benchmark.key}-breakdown-{slug}.png", png))
     tables = [levels_table(breakdown), paired_table(breakdown)]
+    tables[-1].csv = f"{benchmark.key}-breakdown-paired.csv"
     return Section(f"{benchmark.title}: where models fail", tables, figures)
 
 
