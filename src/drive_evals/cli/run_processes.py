@@ -385,5 +385,5 @@ def _merge(shards: Sequence[ShardProcess], processes: int, target: Path, stream:
     except MergeError as error:
         stream.write(f"drive-evals run: {error}\n")
         return 1
-    stream.write(f"wrote {target}: {len(merged.samples or [])} samples from {processes} shards\n")
+    stream.write(f"wrote {target}: {merged.samples} samples from {processes} shards\n")
     return 0
