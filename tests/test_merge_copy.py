@@ -18,7 +18,7 @@ from inspect_runs import QUIET
 from merge_reference import reference_merge, shard_order
 
 from drive_evals.cli import eval_zip
-from drive_evals.cli.merge import merge_shards
+from drive_evals.cli.merge import MergeError, merge_shards
 from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 
 CHANCE = "chance/random"
@@ -66,7 +66,8 @@ def _assert_equal_logs(found: Path, expected: Path) -> None:
 
 def _merge_both(shards: list[EvalLog], tmp_path: Path) -> tuple[Path, Path]:
     new, old = tmp_path / "merged.eval", tmp_path / "reference.eval"
-    merged = merge_shards([log.location for log in reversed(shards)], new)
+    # as `drive-evals run` passes them: the `file://` URIs Inspect lists its logs by
+    merged = merge_shards([Path(log.location).absolute().as_uri() for log in reversed(shards)], new)
     reference_merge(shard_order(shards), old)
     assert merged.samples == sum(len(log.samples or []) for log in shards)
     return new, old
@@ -80,6 +81,11 @@ def surds_shards(tmp_path_factory: pytest.TempPathFactory) -> list[EvalLog]:
 
 def test_surds_with_images_in_the_log_merges_as_before(surds_shards: list[EvalLog], tmp_path: Path) -> None:
     _assert_equal_logs(*_merge_both(surds_shards, tmp_path))
+
+
+def test_a_log_elsewhere_than_this_machine_is_named(tmp_path: Path) -> None:
+    with pytest.raises(MergeError, match=r"s3://bucket/shard\.eval: not a local file"):
+        merge_shards(["s3://bucket/shard.eval"], tmp_path / "merged.eval")
 
 
 def test_drivelmm_with_its_judge_and_two_epochs_merges_as_before(tmp_path: Path) -> None:

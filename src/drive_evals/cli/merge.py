@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, recompute_metrics
 from inspect_ai.model import ModelUsage
@@ -31,6 +33,7 @@ from drive_evals.shard import SHARD_KEY
 
 MERGED_FROM_KEY = "merged_shards"
 """Task metadata key of a merged log: the file names of its shards, in shard order."""
+FILE_SCHEME = "file://"
 METRIC_FIELDS = ("id", "epoch", "scores", "metadata", "error")
 """What `recompute_metrics` (and `missing_from_log`) read of a sample."""
 
@@ -65,19 +68,30 @@ def merge_shards(paths: Sequence[str | Path], out: str | Path) -> MergedLog:
     archives: list[zipfile.ZipFile] = []
     try:
         shards = []
-        for path in paths:
+        for location in paths:
+            path = _local_path(location)
             archive = zipfile.ZipFile(path)
             archives.append(archive)
             log = read_eval_log(str(path), header_only=True)
-            shards.append(_Shard(log, Path(path).name, archive, _members_by_key(archive)))
+            shards.append(_Shard(log, path.name, archive, _members_by_key(archive)))
         ordered = _check_shards(shards)
         samples = sorted((sample for shard in ordered for sample in _metric_samples(shard)), key=_sort_key)
         merged = _merge(ordered, samples)
-        _write(Path(out), merged, ordered)
+        _write(_local_path(out), merged, ordered)
     finally:
         for archive in archives:
             archive.close()
     return MergedLog(merged.model_copy(update={"samples": None}), len(samples))
+
+
+def _local_path(location: str | Path) -> Path:
+    """A path or `file://` URI (Inspect's log locations) as a path; the zip members are copied on this machine."""
+    text = str(location)
+    if text.startswith(FILE_SCHEME):
+        return Path(url2pathname(urlparse(text).path))
+    if "://" in text:
+        raise MergeError(f"{text}: not a local file (copy the shard logs to this machine to merge them)")
+    return Path(text)
 
 
 def _sort_key(sample: EvalSample) -> SampleKey:
