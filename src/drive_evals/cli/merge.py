@@ -220,6 +220,8 @@ def _write(out: Path, merged: EvalLog, shards: Sequence[_Shard]) -> None:
 
 def _summaries(shard: _Shard) -> dict[SampleKey, dict[str, Any]]:
     """The shard's sample summaries by (id, epoch), as JSON (a later summary of a sample replaces an earlier)."""
+    if eval_zip.SUMMARIES_MEMBER not in shard.archive.NameToInfo:
+        raise MergeError(f"{shard.name}: has no {eval_zip.SUMMARIES_MEMBER} (not a finished .eval log)")
     return {(str(s["id"]), int(s["epoch"])): s for s in eval_zip.read_json(shard.archive, eval_zip.SUMMARIES_MEMBER)}
 
 
