@@ -4,8 +4,8 @@ A finished Inspect `.eval` log is a zip of JSON members: `_journal/start.json` (
 `samples/<id>_epoch_<n>.json` (one per sample record), `summaries.json` (and its journal copy),
 `reductions.json` and `header.json`. Merging shards changes only the members describing the whole run; the sample
 members are copied from the shard logs as the compressed bytes they are, which is what makes a merge cost seconds
-whatever the sample count (reading and writing every sample through Inspect cost 9.5 ms of CPU a sample,
-benchmarks/bench_merge.py).
+whatever the sample count (reading and writing every sample through Inspect cost 9.5-15 ms of CPU a
+sample, benchmarks/bench_merge.py).
 """
 
 from __future__ import annotations
