@@ -69,12 +69,15 @@ def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> 
     options = ["--model", "mockllm/m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
     shards = plan_shards(3, tmp_path, options)
     assert [shard.log_dir.name for shard in shards] == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
-    first: tuple[str, ...] = ("--model", "mockllm/m", "-T", "data=demo", "--display", "plain")
+    first: tuple[str, ...] = ("--model", "mockllm/m", "-T", "data=demo", "--display", "plain", "--no-score-display")
     first += ("--max-connections", "4", "--max-samples", "2", "--limit", "3")
     assert shards[0].options == first  # each shard runs the first ceil(7 / 3) samples of its own part
     assert [s.options[s.options.index("--max-connections") + 1] for s in shards] == ["4", "3", "3"]
     assert [s.options[s.options.index("--max-samples") + 1] for s in shards] == ["2", "2", "1"]
-    assert plan_shards(2, tmp_path, ["--display=none"])[0].options == ("--display=none",)
+    assert plan_shards(2, tmp_path, ["--display=none", "--no-score-display"])[0].options == (
+        "--display=none",
+        "--no-score-display",
+    )
     command = shards[1].command("drive_evals/surds")
     assert command[command.index("-T") + 1] == "shard=2/3"
     assert command[command.index("--log-dir") + 1] == str(tmp_path / "shard-2-of-3")

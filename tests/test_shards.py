@@ -168,7 +168,8 @@ def test_retrying_a_failed_shard_pays_for_no_sample_twice(tmp_path: Path) -> Non
     shard_size = len(retried.samples or [])
     assert retried.status == "success" and retried.eval.metadata and retried.eval.metadata["shard"] == "1/2"
     assert len(FLAKY_CALLS) - first_calls == (shard_size - len(done)) + len(other.samples or [])  # none twice
-    merged = merge_shards([retried.location, other.location], tmp_path / "merged.eval")
+    merge_shards([retried.location, other.location], tmp_path / "merged.eval")
+    merged = read_eval_log(str(tmp_path / "merged.eval"))
     FLAKY_CALLS.clear()
     [whole] = inspect_eval(task, task_args=args, log_dir=str(tmp_path / "w"), **common)
     assert _sample_scores(merged) == _sample_scores(whole)

@@ -167,7 +167,7 @@ def _merge_shards(args: argparse.Namespace) -> int:
     except (MergeError, FileNotFoundError) as error:
         print(f"drive-evals merge-shards: {error}", file=sys.stderr)
         return 1
-    print(f"wrote {args.out}: {len(merged.samples or [])} samples from {len(args.logs)} shards")
+    print(f"wrote {args.out}: {merged.samples} samples from {len(args.logs)} shards")
     return 0
 
 

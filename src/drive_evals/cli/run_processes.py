@@ -46,6 +46,9 @@ CONSOLE_ENV = {"COLUMNS": "160"}
 """The shard processes write to a file, which Inspect's display would otherwise wrap at 80 columns."""
 CHILD_DISPLAY = ("--display", "plain")
 """Unless `--display` is given: the shard processes write to files, and `--display none` would hide their errors."""
+CHILD_NO_SCORE_DISPLAY = "--no-score-display"
+"""Always: a shard's live metrics would only reach its console file, and computing them (every metric over every
+score so far, about once a second) costs CPU the requests need."""
 PROGRESS_SECONDS = 2.0
 """How often the progress line is refreshed on a terminal."""
 PLAIN_PROGRESS_SECONDS = 30.0
@@ -148,6 +151,8 @@ def plan_shards(processes: int, log_dir: Path, options: Sequence[str]) -> list[S
         index += 1
     if not any(option.partition("=")[0] == "--display" for option in shared):
         shared.extend(CHILD_DISPLAY)
+    if CHILD_NO_SCORE_DISPLAY not in shared:
+        shared.append(CHILD_NO_SCORE_DISPLAY)
     shares = {name: split_total(total, processes) for name, total in totals.items() if name in SPLIT_OPTIONS}
     if "--limit" in totals:  # the first ceil(limit / N) samples of each shard, not the dataset's first `limit`
         shares["--limit"] = [math.ceil(totals["--limit"] / processes)] * processes
@@ -423,5 +428,5 @@ def _merge(shards: Sequence[ShardProcess], processes: int, target: Path, stream:
     except MergeError as error:
         stream.write(f"drive-evals run: {error}\n")
         return 1
-    stream.write(f"wrote {target}: {len(merged.samples or [])} samples from {processes} shards\n")
+    stream.write(f"wrote {target}: {merged.samples} samples from {processes} shards\n")
     return 0
