@@ -1,6 +1,8 @@
 """What Inspect loads through the `inspect_ai` entry point: tasks, scorers and the chance model provider."""
 
 from drive_evals.baseline import ChanceModel
+from drive_evals.drivebench.scorer import drivebench_scorer
+from drive_evals.drivebench.task import drivebench
 from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.task import drivelmm_o1
@@ -10,4 +12,13 @@ from drive_evals.surds.task import surds
 
 route_errors_to_stderr()  # Inspect has installed its exception hook by now; its console misses `--display none`
 
-__all__ = ["ChanceModel", "drivelmm_o1", "drivelmm_o1_judge", "drivelmm_o1_scorer", "surds", "surds_scorer"]
+__all__ = [
+    "ChanceModel",
+    "drivebench",
+    "drivebench_scorer",
+    "drivelmm_o1",
+    "drivelmm_o1_judge",
+    "drivelmm_o1_scorer",
+    "surds",
+    "surds_scorer",
+]

@@ -30,6 +30,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from drive_evals.drivebench import chance as drivebench_chance
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
 
 SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
@@ -45,6 +46,8 @@ usage by it so Inspect never needs a tokenizer download (exact counts need each 
 
 def answer(prompt: str, rng: random.Random) -> str:
     """A random answer to a benchmark prompt in that benchmark's official output format."""
+    if (drivebench_reply := drivebench_chance.answer(prompt, rng)) is not None:
+        return drivebench_reply
     letters = LETTER_OPTION.findall(prompt)
     if letters:
         letter, text = rng.choice(letters)

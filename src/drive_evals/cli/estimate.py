@@ -25,12 +25,14 @@ from PIL import Image
 
 from drive_evals.baseline import CHARS_PER_TOKEN
 from drive_evals.cli.image_tokens import ImageRule, Size
+from drive_evals.drivebench import estimate as db_estimate
+from drive_evals.drivebench.task import drivebench
 from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 from drive_evals.drivelmm_o1.prompts import JUDGE_MAX_TOKENS, JUDGE_SYSTEM_PROMPT, judge_user_message
 from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
-from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, find
+from drive_evals.suite import DRIVEBENCH, DRIVELMM_O1, PACKAGE, SURDS, find
 from drive_evals.surds.task import surds
 
 TEXT_RULE = f"~{CHARS_PER_TOKEN} characters per token"
@@ -146,11 +148,22 @@ class TaskSpec:
     build: Callable[..., Task]
     requests: Callable[[Sample], list[Request]]
     judged: bool
+    judge_chars: Callable[[Sample], int] | None = None
+    """The judge prompt's length without the reply (default: DriveLMM-o1's)."""
+    judge_max_tokens: int | None = None
+    """The judge's output limit (default: DriveLMM-o1's)."""
 
 
 TASKS = {
     SURDS.name: TaskSpec(surds, surds_requests, judged=False),
     DRIVELMM_O1.name: TaskSpec(drivelmm_o1, official_requests, judged=True),
+    DRIVEBENCH.name: TaskSpec(
+        drivebench,
+        lambda s: [content_parts(db_estimate.model_messages(s))],
+        judged=True,
+        judge_chars=db_estimate.judge_chars,
+        judge_max_tokens=db_estimate.JUDGE_MAX_TOKENS,
+    ),
 }
 """The tasks an estimate covers (the judge meta-evaluation replays fixed responses: only its judge is paid)."""
 
@@ -241,12 +254,13 @@ def estimate(
         judge = Tally()
         for sample in samples:
             judge.requests += judges
-            judge.text_tokens += judges * (text_tokens(judge_request(sample).text_chars) + math.ceil(per_request))
+            judge_text = spec.judge_chars(sample) if spec.judge_chars else judge_request(sample).text_chars
+            judge.text_tokens += judges * (text_tokens(judge_text) + math.ceil(per_request))
         if measured and measured.judge is not None:
             judge_per_request, judge.output_basis = measured.judge, measured.source
         else:
-            judge_per_request = JUDGE_MAX_TOKENS
-            judge.output_basis = f"upper bound: max_tokens {JUDGE_MAX_TOKENS} per request; retries not counted"
+            judge_per_request = spec.judge_max_tokens or JUDGE_MAX_TOKENS
+            judge.output_basis = f"upper bound: max_tokens {judge_per_request} per request; retries not counted"
         judge.output_tokens = judge_per_request * judge.requests
     for tally in (model, judge):
         if tally is not None and epochs > 1:

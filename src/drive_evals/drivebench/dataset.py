@@ -13,7 +13,7 @@ import io
 import logging
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -278,16 +278,17 @@ def load_drivebench(
     corruption_root: str | None,
     image_size: tuple[int, int] | None,
     shard: Shard | None = None,
-    extra: Sequence[dict[str, Any]] | None = None,
+    extra: Callable[[list[DBRecord], Path], list[dict[str, Any]]] | None = None,
 ) -> DriveBenchData:
     """Validate the question file and every image file the settings read, then build the samples.
 
-    `extra` holds more metadata per record (the judge's object description), in file order. `shard` keeps the
-    questions of its scenes (ids unchanged).
+    `extra(records, question_file)` gives more metadata per record (the judge's object description), in file
+    order; its checks run before the images are. `shard` keeps the questions of its scenes (ids unchanged).
     """
     roots = resolve_roots(data, settings, nuscenes_root, corruption_root)  # parameters first: fail before download
     question_file, provenance = resolve_question_file(data, revision)
     records = load_records(question_file)
+    more = extra(records, question_file) if extra else [{} for _ in records]
     keys = question_keys(records)
     scenes = shard.clusters((r.scene_token for r in records), "scenes") if shard else None
     kept = [n for n, r in enumerate(records) if scenes is None or r.scene_token in scenes]
@@ -301,7 +302,7 @@ def load_drivebench(
             keys[n],
             setting,
             list(image_parts(records[n], setting, roots, image_size)),
-            dict(extra[n]) if extra else {},
+            more[n],
         )
         for setting in settings
         for n in kept

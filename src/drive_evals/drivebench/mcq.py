@@ -86,3 +86,19 @@ def corrected_result(reply: str, gold: str, question: str) -> MCQResult:
     """The corrected parser on both sides; an unreadable side is never correct."""
     model, gold_letter = corrected_letter(reply, question), corrected_letter(gold, question)
     return MCQResult(model, gold_letter, model == gold_letter != NO_LETTER)
+
+
+YES_NO = re.compile(r"^[\s*_(\[\"']*(yes|no)\b", re.IGNORECASE)
+"""The leading Yes or No of a reply or a gold (`No.`). The official `preprocess_answer_yes_no` is never called and
+reads any "yes" anywhere first (D20: `No, ... yes, a car` -> Yes), so the yes/no extension reads the leading one."""
+
+
+def leading_yes_no(text: str) -> str:
+    """`yes`, `no`, or "" when the text does not open with either."""
+    match = YES_NO.match(text)
+    return match.group(1).lower() if match else ""
+
+
+def yes_no_correct(reply: str, gold: str) -> bool:
+    """The reply opens with the gold's Yes or No (an unreadable side is never correct)."""
+    return leading_yes_no(reply) == leading_yes_no(gold) != ""
