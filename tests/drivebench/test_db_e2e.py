@@ -11,6 +11,7 @@ from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessage
 from inspect_runs import eval_in_process, metrics, mockllm
 
+from drive_evals.drivebench.language import language_scores
 from drive_evals.drivebench.prompts import judge_message
 
 TASK = "drive_evals/drivebench"
@@ -87,6 +88,11 @@ def test_judge_receives_the_official_message(tmp_path: Path, env: dict[str, str]
     assert set(seen) == expected
     values = metrics(log, SCORER)
     assert values["gpt_score"] == pytest.approx(0.5)
+    planning = [s for s in log.samples if s.metadata["bucket"] == "planning VQA"]
+    replies_and_golds = [(s.scores[SCORER].metadata["pred"], s.metadata["answer"]) for s in planning]  # type: ignore[index]
+    official = language_scores([p for p, _ in replies_and_golds], [g for _, g in replies_and_golds])
+    assert values["planning_vqa_cider"] == pytest.approx(official["cider"])
+    assert values["planning_vqa_bleu_1"] == pytest.approx(official["bleu_1"]) and len(planning) == 6
     # Every reply chooses B and contains the article "a": the official parser reads A, the corrected one B.
     verdicts = {str(s.id): mcq_verdicts(s) for s in log.samples if s.metadata["bucket"] == "perception MCQ"}
     assert verdicts == {"drivebench-7e4c32-q2-clean": (1.0, 0.0), "drivebench-c2b4f6-q2-clean": (0.0, 1.0)}

@@ -8,6 +8,10 @@ Perception, MCQ and VQA together, item-weighted; the data has one of each per fr
 is the equal mean of the four task scores. Prediction yes/no questions, which the official code never scores,
 are in none of these: they have their own `prediction_yes_no_*` numbers.
 
+BLEU-1..4, ROUGE-L and CIDEr (`perception_vqa_bleu_4`, ...) are corpus numbers per open-question bucket and
+setting, computed from every reply as `language_evaluation` computes them (`language.py`); with several settings
+only per setting (`fog_planning_vqa_cider`).
+
 With several settings in one run, the unprefixed numbers pool all of them, which for `setting=corruptions` is the
 README's "Corr." (the mean over the corruptions, every setting asking the same questions); `<setting>_...` gives
 each setting's own, and `<setting>_vs_<reference>_...` the paired difference per question against the reference
@@ -25,6 +29,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.attempts import missing_units
+from drive_evals.drivebench.language import language_scores
 from drive_evals.drivebench.records import TASKS
 from drive_evals.drivebench.settings import CLEAN
 from drive_evals.stats import clustered_stderr, equal_group_mean
@@ -46,6 +51,9 @@ MISSING_SAMPLES = "missing_samples"
 OFFICIAL_BUCKETS = ("perception MCQ", "perception VQA", "prediction VQA", "planning VQA", "behavior MCQ")
 MCQ_BUCKETS = ("perception MCQ", "behavior MCQ")
 YES_NO_BUCKET = "prediction yes/no"
+VQA_BUCKETS = ("perception VQA", "prediction VQA", "planning VQA")
+PRED_KEY = "pred"
+"""Score.metadata key of an open question's reply, which the language metrics read with the gold."""
 
 
 def metric_name(*parts: str) -> str:
@@ -55,10 +63,11 @@ def metric_name(*parts: str) -> str:
 
 @dataclass(frozen=True)
 class Row:
-    """One scored sample: its metadata and its values (NaN where not applicable)."""
+    """One scored sample: its metadata, its values (NaN where not applicable), an open question's reply."""
 
     meta: Mapping[str, Any]
     values: Mapping[str, float]
+    pred: str | None = None
 
     def value(self, key: str) -> float:
         item = self.values.get(key)
@@ -165,6 +174,17 @@ def paired_numbers(rows: Sequence[Row], setting: str, reference: str) -> dict[st
     return out
 
 
+def language_numbers(rows: Sequence[Row], prefix: str = "") -> dict[str, float]:
+    """BLEU-1..4, ROUGE-L and CIDEr per open-question bucket of one setting, as `eval.py` L163-171 computes them
+    (over every reply the run has, judged or not)."""
+    out: dict[str, float] = {}
+    for bucket in VQA_BUCKETS:
+        kept = [r for r in rows if r.meta.get("bucket") == bucket and r.pred is not None]
+        scores = language_scores([str(r.pred) for r in kept], [str(r.meta.get("answer")) for r in kept])
+        out.update({metric_name(prefix, bucket, name): value for name, value in scores.items()})
+    return out
+
+
 def summarise(rows: Sequence[Row], missing: int = 0) -> dict[str, float]:
     """Every logged number of a run from its scored samples; `missing` errored samples count as unjudged."""
     out = setting_numbers(rows)
@@ -175,12 +195,15 @@ def summarise(rows: Sequence[Row], missing: int = 0) -> dict[str, float]:
     out[f"{MCQ_EMPTY_MATCH}_count"] = sum(r.value(MCQ_EMPTY_MATCH) > 0 for r in rows)
     out[MISSING_SAMPLES] = missing
     settings = list(dict.fromkeys(str(r.meta.get("setting")) for r in rows))
+    if len(settings) == 1:
+        out.update(language_numbers(rows))
     if len(settings) > 1:
         by_setting: dict[str, list[Row]] = defaultdict(list)
         for row in rows:
             by_setting[str(row.meta.get("setting"))].append(row)
         for setting in settings:
             out.update(setting_numbers(by_setting[setting], setting))
+            out.update(language_numbers(by_setting[setting], setting))
         reference = reference_setting(settings)
         for setting in settings:
             if setting != reference:
@@ -195,7 +218,8 @@ def rows_of(scores: Sequence[SampleScore]) -> list[Row]:
         values = (
             {k: float(v) for k, v in value.items() if isinstance(v, (int, float))} if isinstance(value, dict) else {}
         )
-        rows.append(Row(score.sample_metadata or {}, values))
+        pred = (score.score.metadata or {}).get(PRED_KEY)
+        rows.append(Row(score.sample_metadata or {}, values, pred if isinstance(pred, str) else None))
     return rows
 
 

@@ -22,6 +22,7 @@ from drive_evals.drivebench.metrics import (
     MCQ_CORRECTED,
     MCQ_EMPTY_MATCH,
     OUT_OF_RANGE,
+    PRED_KEY,
     YES_NO_CORRECT,
     drivebench_metrics,
 )
@@ -40,8 +41,6 @@ from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 GRADER_FAILED = "grader_failed"
 NO_RESPONSE = "no_response"
-PRED_KEY = "pred"
-"""Score.metadata key of an open (VQA) question's reply: the language metrics read it with the gold."""
 ANSWER_CHARS = 300
 JUDGE_INPUT_SOURCE = "judge input (verbatim)"
 
