@@ -85,12 +85,21 @@ def test_images_per_setting() -> None:
 
 def test_official_resize_is_pil_default_squash() -> None:
     built = load_drivebench("demo", None, parse_settings("clean"), None, None, (224, 224))
-    sample = next(s for s in built.dataset if s.id == "drivebench-7e4c32-q2-clean")
+    sample = next(s for s in built.dataset if s.id == "drivebench-7e4c32-q2")
     source = demo_dir("drivebench") / "nuscenes" / "samples" / "CAM_BACK"
     original = next(source.glob("n008-*.jpg"))
     with Image.open(original) as image:
         expected = image.convert("RGB").resize((224, 224))
     assert decode(images(sample.input)[0]).convert("RGB").tobytes() == expected.tobytes()
+
+
+def test_one_setting_ids_are_the_question_keys() -> None:
+    """So that a text-only run and a clean run pair by sample id in the report (the blind gap)."""
+    clean = load_drivebench("demo", None, parse_settings("clean"), None, None, None)
+    text_only = load_drivebench("demo", None, parse_settings("text_only"), None, None, None)
+    assert [s.id for s in clean.dataset] == [s.id for s in text_only.dataset]
+    assert [s.id for s in clean.dataset] == [s.metadata["question_key"] for s in clean.dataset]  # type: ignore[index]
+    assert text_only.summary["blind"] and not clean.summary["blind"]
 
 
 def test_native_size_sends_the_file() -> None:

@@ -95,7 +95,7 @@ def test_judge_receives_the_official_message(tmp_path: Path, env: dict[str, str]
     assert values["planning_vqa_bleu_1"] == pytest.approx(official["bleu_1"]) and len(planning) == 6
     # Every reply chooses B and contains the article "a": the official parser reads A, the corrected one B.
     verdicts = {str(s.id): mcq_verdicts(s) for s in log.samples if s.metadata["bucket"] == "perception MCQ"}
-    assert verdicts == {"drivebench-7e4c32-q2-clean": (1.0, 0.0), "drivebench-c2b4f6-q2-clean": (0.0, 1.0)}
+    assert verdicts == {"drivebench-7e4c32-q2": (1.0, 0.0), "drivebench-c2b4f6-q2": (0.0, 1.0)}
 
 
 def test_failed_judge_is_counted_not_dropped(tmp_path: Path, env: dict[str, str]) -> None:

@@ -25,7 +25,7 @@ from PIL import Image, UnidentifiedImageError
 
 from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
 from drive_evals.drivebench.records import CAMERAS, TEST_FILE, DBRecord, load_records, samples_relative
-from drive_evals.drivebench.settings import BLACK_SIZE, Setting
+from drive_evals.drivebench.settings import BLACK_SIZE, TEXT_ONLY, Setting
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
@@ -238,11 +238,14 @@ def camera_level(cameras: Sequence[str]) -> str:
 
 
 def record_to_sample(
-    record: DBRecord, key: str, setting: Setting, images: list[Content], extra: dict[str, Any]
+    record: DBRecord, key: str, setting: Setting, images: list[Content], extra: dict[str, Any], paired: bool
 ) -> Sample:
-    """The question text, then the images (what the viewer previews); the solver builds the official message."""
+    """The question text, then the images (what the viewer previews); the solver builds the official message.
+
+    The id is the question key in a one-setting run, so runs of different settings pair by id in the report (a
+    text-only run is a blind control of the clean run); with several settings it ends in the setting's name."""
     return Sample(
-        id=f"{key}-{setting.name}",
+        id=f"{key}-{setting.name}" if paired else key,
         input=[ChatMessageUser(content=[ContentText(text=record.question), *images])],
         target=record.answer,
         metadata={
@@ -260,11 +263,7 @@ def record_to_sample(
             "question": record.question,
             "answer": record.answer,
             "cameras": list(record.cameras),
-            "camera": record.cameras[0]
-            if len(record.cameras) == 1
-            else "all"
-            if len(record.cameras) == 6
-            else "several",
+            "camera": camera_level(record.cameras),
             **extra,
         },
     )
@@ -303,6 +302,7 @@ def load_drivebench(
             setting,
             list(image_parts(records[n], setting, roots, image_size)),
             more[n],
+            len(settings) > 1,
         )
         for setting in settings
         for n in kept
@@ -314,6 +314,9 @@ def load_drivebench(
         "scenes": len({r.scene_token for r in records}),
         "buckets": dict(buckets),
         "settings": [s.name for s in settings],
+        "setting": ",".join(s.name for s in settings),
+        # the report shows a text-only run beside the clean run of the same model, paired by question (blind gap)
+        "blind": [s.name for s in settings] == [TEXT_ONLY],
         "image_size": list(image_size) if image_size else NATIVE,
         "text_only_image": f"black RGB {BLACK_SIZE[0]}x{BLACK_SIZE[1]} PNG per kept camera (official)",
         "data": provenance,

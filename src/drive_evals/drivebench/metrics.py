@@ -37,6 +37,9 @@ from drive_evals.stats import clustered_stderr, equal_group_mean
 GPT = "gpt"
 """Score.value key: the judge's Total Score / 100 (NaN when not judged)."""
 JUDGED = "judged"
+OFFICIAL_ITEM = "official_item"
+"""Score.value key: 1 for a question the official evaluation scores, 0 for a prediction yes/no question (the
+report's unit metrics count the former only)."""
 OUT_OF_RANGE = "judge_out_of_range"
 MCQ_CORRECT = "mcq_correct"
 MCQ_CORRECTED = "mcq_correct_corrected"

@@ -21,6 +21,7 @@ from drive_evals.drivebench.metrics import (
     MCQ_CORRECT,
     MCQ_CORRECTED,
     MCQ_EMPTY_MATCH,
+    OFFICIAL_ITEM,
     OUT_OF_RANGE,
     PRED_KEY,
     YES_NO_CORRECT,
@@ -118,6 +119,7 @@ def drivebench_scorer(
             GPT: sum(given) / len(given) / SCORE_MAX if given else math.nan,
             JUDGED: (1.0 if given else 0.0) if judge else math.nan,
             OUT_OF_RANGE: float(any(s > SCORE_MAX for s in given)),
+            OFFICIAL_ITEM: float(bool(meta.get("officially_scored"))),
         }
         mcq, shown = mcq_values(kind, reply, answer, question)
         values.update(mcq)

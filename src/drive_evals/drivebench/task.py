@@ -17,7 +17,15 @@ from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivebench.context import judge_descriptions, load_descriptions, resolve_description_file
 from drive_evals.drivebench.dataset import HF_DATASET, HF_REVISION, load_drivebench, parse_image_size
 from drive_evals.drivebench.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS, preflight_graders
-from drive_evals.drivebench.metrics import GPT, GPT_SCORE, JUDGED, MCQ_ACCURACY, MCQ_CORRECT, MCQ_CORRECTED
+from drive_evals.drivebench.metrics import (
+    GPT,
+    GPT_SCORE,
+    JUDGED,
+    MCQ_ACCURACY,
+    MCQ_CORRECT,
+    MCQ_CORRECTED,
+    OFFICIAL_ITEM,
+)
 from drive_evals.drivebench.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE, MODEL_TOP_P
 from drive_evals.drivebench.records import DBRecord
 from drive_evals.drivebench.scorer import drivebench_scorer
@@ -140,7 +148,7 @@ def drivebench(
             "DriveBench questions",
             DRIVEBENCH.scorer,
             [GPT, MCQ_CORRECT, JUDGED],
-            trailing=[MCQ_CORRECTED],
+            trailing=[MCQ_CORRECTED, OFFICIAL_ITEM],
             labels={GPT: "GPT score / 100", MCQ_CORRECT: "MCQ correct (official)"},
         ),
     )

@@ -295,7 +295,9 @@ DRIVELMM_O1 = Benchmark(
     ),
 )
 
-BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1)
+BENCHMARKS: list[Benchmark] = [SURDS, DRIVELMM_O1]
+"""A list: a benchmark package's own adapter adds itself when imported (one import line each, below)."""
+import drive_evals.drivebench.report  # noqa: E402, F401  (adds DriveBench; built on the types above)
 
 
 def benchmark_for(task: str) -> Benchmark | None:

@@ -1,0 +1,174 @@
+"""How `drive-evals report` shows DriveBench: tables, per-unit metrics, outcomes, breakdowns and the README's rows.
+
+`report.benchmarks` imports this module, which then adds `DRIVEBENCH` to its list of benchmarks. Across runs, units
+pair by sample id: a one-setting run's ids are the question keys, so a `text_only` run (marked
+blind in its metadata) is shown beside the clean run of the same model with the paired blind gap, and two models
+are compared question by question. Within a run of several settings the log's own paired contrasts
+(`<setting>_vs_clean_...`) are shown as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai.scorer import Score
+
+from drive_evals.drivebench.metrics import (
+    GPT,
+    GPT_SCORE,
+    JUDGE_COVERAGE,
+    JUDGED,
+    MCQ_ACCURACY,
+    MCQ_ACCURACY_CORRECTED,
+    MCQ_CORRECT,
+    MCQ_CORRECTED,
+    OFFICIAL_ITEM,
+    metric_name,
+)
+from drive_evals.drivebench.records import TASKS
+from drive_evals.drivebench.scorer import GRADER_FAILED
+from drive_evals.drivebench.settings import CLEAN, SETTINGS
+from drive_evals.report.benchmarks import (
+    BENCHMARKS,
+    Benchmark,
+    BreakdownSpec,
+    Column,
+    Reference,
+    TableSpec,
+    UnitMetric,
+)
+from drive_evals.suite import DRIVEBENCH as TASK
+
+TASK_GPT = tuple(metric_name(task, GPT) for task in TASKS)
+"""`perception_gpt`, ...: the README table's columns."""
+QUESTION_GPT = "question_gpt"
+"""Unit metric of the breakdowns: the mean GPT score of the officially scored questions at a level."""
+CONTRASTS = tuple(f"{s.name}_vs_{CLEAN}_{GPT_SCORE}" for s in SETTINGS if s.name != CLEAN)
+
+JUDGE_OUTCOME, MCQ_OUTCOME = "judge outcome", "MCQ outcome (official parser)"
+JUDGED_LEVEL, JUDGE_FAILED, JUDGE_OFF = "judged", "judge failed", "judge off"
+CORRECT, WRONG, UNREADABLE = "correct", "wrong", "no letter read"
+OUTCOME_ORDER = (JUDGED_LEVEL, JUDGE_FAILED, JUDGE_OFF, CORRECT, WRONG, UNREADABLE)
+DIMENSIONS = ("task", "question type", "camera", "setting", "corruption category")
+
+
+def levels(metadata: Mapping[str, Any]) -> dict[str, str]:
+    """Breakdown levels of one question from its sample metadata."""
+    found = {
+        "task": metadata.get("task"),
+        "question type": metadata.get("bucket"),
+        "camera": metadata.get("camera"),
+        "setting": metadata.get("setting"),
+        "corruption category": metadata.get("setting_category"),
+    }
+    return {dimension: str(level) for dimension, level in found.items() if isinstance(level, str)}
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
+        return float(value)
+    return None
+
+
+def outcomes(score: Score, metadata: Mapping[str, Any]) -> dict[str, str]:
+    """Whether the judge scored the question; for MCQs the official parser's verdict (`no letter read` apart)."""
+    value = score.value if isinstance(score.value, dict) else {}
+    if _number(value.get(JUDGED)) == 1.0:
+        judge = JUDGED_LEVEL
+    else:
+        judge = JUDGE_FAILED if score.reason == GRADER_FAILED else JUDGE_OFF
+    found = {JUDGE_OUTCOME: judge}
+    correct = _number(value.get(MCQ_CORRECT))
+    if correct is not None:
+        unreadable = str(score.answer or "").startswith("-")  # the scorer shows an unread letter as `-`
+        found[MCQ_OUTCOME] = CORRECT if correct == 1.0 else UNREADABLE if unreadable else WRONG
+    return found
+
+
+def _readme(model: str, *percent: float) -> Reference:
+    """A row of the README's "Benchmark Study" table, Clean columns (Perception, Prediction, Planning, Behavior)."""
+    return Reference(model, {name: round(value / 100, 6) for name, value in zip(TASK_GPT, percent, strict=True)})
+
+
+DRIVEBENCH = Benchmark(
+    key=TASK.name,
+    title="DriveBench",
+    scorer=TASK.scorer,
+    cluster_key="scene",
+    group_key="task",
+    headline=GPT_SCORE,
+    unit_metrics=(
+        UnitMetric(GPT_SCORE, GPT, grouped=True, counted_key=OFFICIAL_ITEM, continuous=True),
+        *(
+            UnitMetric(name, GPT, subset=task, counted_key=OFFICIAL_ITEM, continuous=True)
+            for name, task in zip(TASK_GPT, TASKS, strict=True)
+        ),
+        UnitMetric(QUESTION_GPT, GPT, counted_key=OFFICIAL_ITEM, stderr_logged=False, continuous=True),
+        UnitMetric(MCQ_ACCURACY, MCQ_CORRECT),
+        UnitMetric(MCQ_ACCURACY_CORRECTED, MCQ_CORRECTED, stderr_logged=False),
+    ),
+    tables=(
+        TableSpec(
+            "GPT score",
+            (
+                Column(GPT_SCORE, GPT_SCORE),
+                *(Column(name, name) for name in TASK_GPT),
+                Column(JUDGE_COVERAGE, JUDGE_COVERAGE, "rate"),
+            ),
+        ),
+        TableSpec(
+            "Multiple choice and yes/no",
+            (
+                Column(MCQ_ACCURACY, MCQ_ACCURACY),
+                Column(MCQ_ACCURACY_CORRECTED, MCQ_ACCURACY_CORRECTED),
+                Column("prediction_yes_no_accuracy", "yes/no (extension)", "rate"),
+            ),
+        ),
+        TableSpec(
+            "Language metrics (open questions)",
+            tuple(
+                Column(metric_name(bucket, name), f"{bucket.split()[0]} {label}", "rate")
+                for bucket in ("perception VQA", "prediction VQA", "planning VQA")
+                for name, label in (("bleu_4", "BLEU-4"), ("rouge_l", "ROUGE-L"))
+            ),
+        ),
+        TableSpec("Within-run settings against clean (GPT score)", tuple(Column(c, c, "rate") for c in CONTRASTS)),
+    ),
+    paired=(GPT_SCORE, *TASK_GPT, MCQ_ACCURACY),
+    comparability=("image_size",),
+    reference_source="DriveBench README, Benchmark Study table, Clean columns (GPT score x100; paper PDF not checked)",
+    references=(
+        _readme("GPT-4o", 35.37, 51.30, 75.75, 45.40),
+        _readme("LLaVA-1.5-7B", 23.22, 22.02, 29.15, 13.60),
+        _readme("LLaVA-1.5-13B", 23.35, 36.98, 34.26, 32.99),
+        _readme("LLaVA-NeXT-7B", 24.15, 35.07, 45.27, 48.16),
+        _readme("InternVL2-8B", 32.36, 45.52, 53.27, 54.58),
+        _readme("Phi-3 (4.2B)", 22.88, 40.11, 60.03, 45.20),
+        _readme("Phi-3.5 (4.2B)", 27.52, 45.13, 31.91, 37.89),
+        _readme("Oryx-7B", 17.02, 48.13, 53.57, 33.92),
+        _readme("Qwen2-VL-7B", 28.99, 37.89, 57.04, 49.07),
+        _readme("Qwen2-VL-72B", 30.13, 49.35, 61.30, 51.26),
+        _readme("DriveLM-7B", 16.85, 44.33, 68.71, 42.78),
+        _readme("Dolphins-7B", 9.59, 32.66, 52.91, 8.81),
+    ),
+    plots=("GPT score",),
+    breakdown=BreakdownSpec(
+        levels=levels,
+        outcomes=outcomes,
+        dimensions=DIMENSIONS,
+        outcome_dimensions=(JUDGE_OUTCOME, MCQ_OUTCOME),
+        metrics=(QUESTION_GPT, MCQ_ACCURACY),
+        paired=(QUESTION_GPT, MCQ_ACCURACY),
+        level_order={
+            "task": TASKS,
+            "setting": tuple(s.name for s in SETTINGS),
+            JUDGE_OUTCOME: OUTCOME_ORDER,
+            MCQ_OUTCOME: OUTCOME_ORDER,
+        },
+    ),
+    missing_values={JUDGED: 0.0},
+)
+if DRIVEBENCH not in BENCHMARKS:  # `report.benchmarks` imports this module to list it, whichever is imported first
+    BENCHMARKS.append(DRIVEBENCH)
