@@ -15,7 +15,11 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivebench.prompts import prompt_text
-from drive_evals.replies import REBUILT_STORE_KEY, REPLY_STORE_KEY, generate_reply
+from drive_evals.drivelmm_o1.solver import generate_raw_reply
+
+__all__ = ["generate_raw_reply", "input_images", "official_message", "official_prompt"]
+"""`generate_raw_reply` (generation keeping the provider's raw text) is DriveLMM-o1's, re-exported until it moves
+to shared code."""
 
 
 def official_message(cameras: Sequence[str], question: str, images: Sequence[Content]) -> ChatMessageUser:
@@ -39,19 +43,6 @@ def official_prompt() -> Solver:
             raise ValueError("a DriveBench sample input is one user message")
         meta = state.metadata
         state.messages = [official_message(meta["cameras"], meta["question"], input_images(message))]
-        return state
-
-    return solve
-
-
-@solver
-def generate_raw_reply() -> Solver:
-    """`generate()`, keeping the reply as the provider returned it: the official scorer reads the raw `pred`."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state, reply = await generate_reply(state, generate)
-        state.store.set(REPLY_STORE_KEY, reply.text)
-        state.store.set(REBUILT_STORE_KEY, [reply.why])
         return state
 
     return solve
