@@ -45,7 +45,8 @@ TASK_GPT = tuple(metric_name(task, GPT) for task in TASKS)
 """`perception_gpt`, ...: the README table's columns."""
 QUESTION_GPT = "question_gpt"
 """Unit metric of the breakdowns: the mean GPT score of the officially scored questions at a level."""
-CONTRASTS = tuple(f"{s.name}_vs_{CLEAN}_{GPT_SCORE}" for s in SETTINGS if s.name != CLEAN)
+CONTRASTS = {f"{s.name}_vs_{CLEAN}_{GPT_SCORE}": s.name for s in SETTINGS if s.name != CLEAN}
+"""Within-run paired differences against clean (log metric -> the short column label: the setting)."""
 
 JUDGE_OUTCOME, MCQ_OUTCOME = "judge outcome", "MCQ outcome (official parser)"
 JUDGED_LEVEL, JUDGE_FAILED, JUDGE_OFF = "judged", "judge failed", "judge off"
@@ -134,7 +135,10 @@ DRIVEBENCH = Benchmark(
                 for name, label in (("bleu_4", "BLEU-4"), ("rouge_l", "ROUGE-L"))
             ),
         ),
-        TableSpec("Within-run settings against clean (GPT score)", tuple(Column(c, c, "rate") for c in CONTRASTS)),
+        TableSpec(
+            "Within-run settings against clean (GPT score difference, `<setting>_vs_clean_gpt_score`)",
+            tuple(Column(metric, label, "rate") for metric, label in CONTRASTS.items()),
+        ),
     ),
     paired=(GPT_SCORE, *TASK_GPT, MCQ_ACCURACY),
     comparability=("image_size",),
