@@ -110,6 +110,10 @@ def where(key: str, level: str, official_only: bool = False) -> Callable[[Row], 
     return lambda row: row.meta.get(key) == level and (row.official or not official_only)
 
 
+def _is_mcq(row: Row) -> bool:
+    return row.meta.get("bucket") in MCQ_BUCKETS
+
+
 def setting_numbers(rows: Sequence[Row], prefix: str = "") -> dict[str, float]:
     """The official bucket numbers, the task scores and the headline for `rows` (one setting or pooled)."""
     out: dict[str, float] = {}
@@ -124,14 +128,13 @@ def setting_numbers(rows: Sequence[Row], prefix: str = "") -> dict[str, float]:
             out[metric_name(task, GPT, "stderr")] = _stderr(rows, GPT, in_task)
     for bucket in (*OFFICIAL_BUCKETS, YES_NO_BUCKET):
         out[metric_name(prefix, bucket, GPT)] = _mean(rows, GPT, where("bucket", bucket))
-    is_mcq = lambda r: r.meta.get("bucket") in MCQ_BUCKETS  # noqa: E731
-    out[metric_name(prefix, MCQ_ACCURACY)] = _mean(rows, MCQ_CORRECT, is_mcq)
-    out[metric_name(prefix, MCQ_ACCURACY_CORRECTED)] = _mean(rows, MCQ_CORRECTED, is_mcq)
+    out[metric_name(prefix, MCQ_ACCURACY)] = _mean(rows, MCQ_CORRECT, _is_mcq)
+    out[metric_name(prefix, MCQ_ACCURACY_CORRECTED)] = _mean(rows, MCQ_CORRECTED, _is_mcq)
     for bucket in MCQ_BUCKETS:
         out[metric_name(prefix, bucket, "accuracy")] = _mean(rows, MCQ_CORRECT, where("bucket", bucket))
     out[metric_name(prefix, "prediction_yes_no_accuracy")] = _mean(rows, YES_NO_CORRECT, lambda r: True)
     if not prefix:
-        out[f"{MCQ_ACCURACY}_stderr"] = _stderr(rows, MCQ_CORRECT, is_mcq)
+        out[f"{MCQ_ACCURACY}_stderr"] = _stderr(rows, MCQ_CORRECT, _is_mcq)
     return out
 
 
