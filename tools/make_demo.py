@@ -26,10 +26,13 @@ camera image carries its name in the top-left corner, a border and a 200x200 cen
 multiple-choice by the official number rule. The one record where the question text and the number rule disagree
 is `DISAGREEMENT_IDX` (`bc61c4eaa2962626a39655f0de6e07cb_2e606e8dc2174f9231d0beeb5ec0fa4c_8`, frame 3,
 question 8: a free-text question and answer under a multiple-choice number).
+
+DriveBench (`drivebench/`): written by `demo_drivebench.py` beside this script; its docstring describes it.
 """
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import math
 import random
@@ -1154,9 +1157,19 @@ def write_drivelmm(out: Path) -> None:
     (out / "DriveLMMo1_TEST.json").write_text(text, encoding="utf-8")
 
 
+def drivebench_writer() -> Callable[[Path], None]:
+    """`write_drivebench` of the DriveBench demo module beside this script (loaded by path: tools/ is no package)."""
+    spec = importlib.util.spec_from_file_location("demo_drivebench", Path(__file__).with_name("demo_drivebench.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.write_drivebench
+
+
 def generate(out: Path) -> None:
-    """Regenerate both demo datasets under `out`, replacing earlier output so no stale file survives."""
-    for name, writer in (("surds", write_surds), ("drivelmm_o1", write_drivelmm)):
+    """Regenerate the demo datasets under `out`, replacing earlier output so no stale file survives."""
+    writers = (("surds", write_surds), ("drivelmm_o1", write_drivelmm), ("drivebench", drivebench_writer()))
+    for name, writer in writers:
         target = out / name
         if target.exists():
             shutil.rmtree(target)

@@ -8,6 +8,9 @@ package that imports one. Adding a benchmark adds its line to `BENCHMARKS` (docs
 import drive_evals.model_names  # noqa: F401  (one line, not a traceback, for an unknown provider)
 from drive_evals.benchmark import Benchmark, SuiteTask, all_tasks
 from drive_evals.chance import chance_model
+from drive_evals.drivebench.benchmark import DRIVEBENCH
+from drive_evals.drivebench.scorer import drivebench_scorer
+from drive_evals.drivebench.task import drivebench
 from drive_evals.drivelmm_o1.benchmark import DRIVELMM_O1
 from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
@@ -17,7 +20,7 @@ from drive_evals.surds.benchmark import SURDS
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.task import surds
 
-BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1)
+BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH)
 """In the order help, listings and the report show them."""
 
 TASKS: tuple[SuiteTask, ...] = all_tasks(BENCHMARKS)
@@ -30,6 +33,8 @@ route_errors_to_stderr()  # Inspect has installed its exception hook by now; its
 
 __all__ = [
     "ChanceModel",
+    "drivebench",
+    "drivebench_scorer",
     "drivelmm_o1",
     "drivelmm_o1_judge",
     "drivelmm_o1_scorer",

@@ -28,6 +28,11 @@ PACKAGE = "drive_evals"
 
 GRADER_ROLE = "grader"
 """The Inspect model role a benchmark's judge is bound to (`--model-role grader=...`)."""
+JUDGE_ENABLED_KEY = "judge_enabled"
+"""Task metadata key of a judged benchmark: whether this run calls its judge (`-T judge=false` turns it off). A
+benchmark without a judge leaves it out."""
+DEFAULT_GRADER_KEY = "default_grader"
+"""Task metadata key: the judge the task calls when no model is bound to the grader role."""
 
 
 @dataclass(frozen=True)

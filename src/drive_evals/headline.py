@@ -61,7 +61,10 @@ def _absent_groups_rows(run: Run) -> list[tuple[str, str, str]] | None:
     absent = [group for group in planned if group not in present]
     if not absent:
         return None
-    found = ", ".join(f"{group} {_shown(run, group)}" for group in planned if group in present)
+    by_group = {metric.subset: metric.name for metric in run.benchmark.unit_metrics if metric.subset is not None}
+    found = ", ".join(
+        f"{group} {_shown(run, by_group[group])}" for group in planned if group in by_group.keys() & present
+    )
     reason = f"needs all {len(planned)} {run.benchmark.group_key}s; no units of {', '.join(absent)} (--limit?)"
     return [(headline, "not reported", reason), ("present", found, "")]
 

@@ -24,7 +24,7 @@ from inspect_ai.model._model import init_model_roles
 from PIL import Image
 
 from drive_evals._registry import BENCHMARKS, benchmark_tasks
-from drive_evals.benchmark import GRADER_ROLE, Benchmark
+from drive_evals.benchmark import GRADER_ROLE, JUDGE_ENABLED_KEY, Benchmark
 from drive_evals.chance import CHARS_PER_TOKEN
 from drive_evals.cli.image_tokens import ImageRule, Size
 from drive_evals.errors import ParameterError
@@ -179,7 +179,7 @@ def estimate(
     """Count the run's requests and tokens from the samples the task builds."""
     benchmark, task = build_task(task_name, params)
     judge_request = benchmark.estimate.judge_request
-    judging = judge_request is not None and bool((task.metadata or {}).get("judge_enabled"))
+    judging = judge_request is not None and bool((task.metadata or {}).get(JUDGE_ENABLED_KEY))
     samples = list(task.dataset)
     per_sample = {str(s.id): benchmark_requests(benchmark, s) for s in samples}
     planned = {sample_id: len(requests) for sample_id, requests in per_sample.items()}

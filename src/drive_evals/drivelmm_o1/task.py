@@ -6,7 +6,7 @@ from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.benchmark import SuiteTask
+from drive_evals.benchmark import DEFAULT_GRADER_KEY, JUDGE_ENABLED_KEY, SuiteTask
 from drive_evals.drivelmm_o1.dataset import (
     ImageMode,
     ImageOptions,
@@ -130,8 +130,8 @@ def drivelmm_o1(
         config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={
             "benchmark": "drivelmm_o1",
-            "judge_enabled": judge,
-            "default_grader": DEFAULT_GRADER,
+            JUDGE_ENABLED_KEY: judge,
+            DEFAULT_GRADER_KEY: DEFAULT_GRADER,
             "judge_error_limit": breaker.limit,
             "judges": judges,
             **built.summary,

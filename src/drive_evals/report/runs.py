@@ -24,7 +24,7 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelConfig
 
 from drive_evals._registry import benchmark_for
-from drive_evals.benchmark import GRADER_ROLE, Benchmark, UnitMetric
+from drive_evals.benchmark import DEFAULT_GRADER_KEY, GRADER_ROLE, JUDGE_ENABLED_KEY, Benchmark, UnitMetric
 from drive_evals.chance import effective_model_args
 from drive_evals.replies import rebuilt_count
 from drive_evals.shard import SHARD_KEY
@@ -209,7 +209,7 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         generate=generate,
         task_args=dict(spec.task_args),
         metadata=dict(spec.metadata or {}),
-        judge=_judge(log) if benchmark.key == "drivelmm_o1" else None,
+        judge=_judge(log),
         metrics=metrics,
         all_metrics=all_metrics,
         units=_units(benchmark, samples),
@@ -221,13 +221,14 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
 
 
 def _judge(log: EvalLog) -> str | None:
-    """The judge model(s) bound to the grader role, the task's default judge when unbound, None when disabled."""
+    """The judge model(s) bound to the grader role, the task's default judge when unbound; None when disabled or the
+    benchmark has no judge."""
     metadata = log.eval.metadata or {}
-    if metadata.get("judge_enabled") is False:
+    if not metadata.get(JUDGE_ENABLED_KEY):
         return None
     bound = (log.eval.model_roles or {}).get(GRADER_ROLE)
     if bound is None:
-        return f"{metadata.get('default_grader', '?')} (default)"
+        return f"{metadata.get(DEFAULT_GRADER_KEY, '?')} (default)"
     configs: list[ModelConfig] = bound if isinstance(bound, list) else [bound]
     return " + ".join(config.model for config in configs)
 

@@ -19,7 +19,7 @@ from inspect_ai.model import ChatMessageAssistant, Model, ModelOutput, get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from drive_evals.benchmark import SuiteTask
+from drive_evals.benchmark import DEFAULT_GRADER_KEY, SuiteTask
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
 from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, judge_response
 from drive_evals.drivelmm_o1.judge_guard import (
@@ -207,7 +207,7 @@ def drivelmm_o1_judge(
             "levels": {"reference": 0, **{d.name: d.level for d in DEGRADATIONS}},
             "injections": list(INJECTIONS),
             "judge_cache": False,
-            "default_grader": DEFAULT_GRADER,
+            DEFAULT_GRADER_KEY: DEFAULT_GRADER,
             "judges": [str(judge)],
             "judge_error_limit": breaker.limit,
             "data": provenance,
