@@ -60,9 +60,9 @@ def test_the_command_help_names_the_tasks_the_suite_declares(
     every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
     added, meta = SuiteTask("new_bench", scorer="new_scorer"), SuiteTask("new_meta", "meta_scorer", benchmark=False)
     monkeypatch.setattr(suite, "TASKS", (*TASKS, added, meta))
-    assert "surds, drivelmm_o1, drivelmm_o1_judge, new_bench or new_meta" in command_help("describe", capsys)
+    assert "surds, drivelmm_o1, drivelmm_o1_judge, vladbench, new_bench or new_meta" in command_help("describe", capsys)
     for command in ("estimate", "run"):
-        names = "drive_evals/surds, drive_evals/drivelmm_o1 or drive_evals/new_bench"
+        names = "drive_evals/surds, drive_evals/drivelmm_o1, drive_evals/vladbench or drive_evals/new_bench"
         assert f"TASK {names}" in command_help(command, capsys), command
 
 

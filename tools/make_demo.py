@@ -34,12 +34,16 @@ import json
 import math
 import random
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the per-benchmark generators beside this file
+from demo_vladbench import write_vladbench
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "src" / "drive_evals" / "demo"
@@ -1156,7 +1160,7 @@ def write_drivelmm(out: Path) -> None:
 
 def generate(out: Path) -> None:
     """Regenerate both demo datasets under `out`, replacing earlier output so no stale file survives."""
-    for name, writer in (("surds", write_surds), ("drivelmm_o1", write_drivelmm)):
+    for name, writer in (("surds", write_surds), ("drivelmm_o1", write_drivelmm), ("vladbench", write_vladbench)):
         target = out / name
         if target.exists():
             shutil.rmtree(target)

@@ -31,6 +31,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
+from drive_evals.vladbench import chance as vladbench_chance
 
 SURDS_OPTION = re.compile(r"^- (.+)$", re.MULTILINE)
 LETTER_OPTION = re.compile(r"^\s*([A-F])\)\s*(.+)$", re.MULTILINE)
@@ -58,6 +59,8 @@ def answer(prompt: str, rng: random.Random) -> str:
     options = SURDS_OPTION.findall(prompt)
     if options:
         return f"<think>A uniformly random option.</think>\n<answer>{rng.choice(options).strip()}</answer>"
+    if (vladbench := vladbench_chance.answer(prompt, rng)) is not None:
+        return vladbench
     return (
         "Reasoning Steps: 1. Look at the scene. 2. Keep a safe distance and follow traffic rules.\n"
         "Final Answer: Proceed with caution."

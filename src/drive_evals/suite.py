@@ -36,7 +36,8 @@ class SuiteTask:
 SURDS = SuiteTask("surds", scorer="surds_scorer")
 DRIVELMM_O1 = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
 DRIVELMM_O1_JUDGE = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer", benchmark=False)
-TASKS: tuple[SuiteTask, ...] = (SURDS, DRIVELMM_O1, DRIVELMM_O1_JUDGE)
+VLADBENCH = SuiteTask("vladbench", scorer="vladbench_scorer")
+TASKS: tuple[SuiteTask, ...] = (SURDS, DRIVELMM_O1, DRIVELMM_O1_JUDGE, VLADBENCH)
 """In the order help and listings show them."""
 
 

@@ -30,8 +30,9 @@ from drive_evals.drivelmm_o1.prompts import JUDGE_MAX_TOKENS, JUDGE_SYSTEM_PROMP
 from drive_evals.drivelmm_o1.solver import input_parts, official_message
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
-from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, find
+from drive_evals.suite import DRIVELMM_O1, PACKAGE, SURDS, VLADBENCH, find
 from drive_evals.surds.task import surds
+from drive_evals.vladbench.task import vladbench
 
 TEXT_RULE = f"~{CHARS_PER_TOKEN} characters per token"
 TOKENS_PER_MILLION = 1_000_000
@@ -126,6 +127,11 @@ def official_requests(sample: Sample) -> list[Request]:
     return [content_parts([official_message(*input_parts(message))])]
 
 
+def input_requests(sample: Sample) -> list[Request]:
+    """One request: the sample's input exactly as the task sends it (VLADBench: the images, then the question)."""
+    return [content_parts(_messages(sample))]
+
+
 def judge_request(sample: Sample) -> Request:
     """The judge's request without the response (text only, as the official pipeline)."""
     meta = sample.metadata or {}
@@ -151,6 +157,7 @@ class TaskSpec:
 TASKS = {
     SURDS.name: TaskSpec(surds, surds_requests, judged=False),
     DRIVELMM_O1.name: TaskSpec(drivelmm_o1, official_requests, judged=True),
+    VLADBENCH.name: TaskSpec(vladbench, input_requests, judged=False),
 }
 """The tasks an estimate covers (the judge meta-evaluation replays fixed responses: only its judge is paid)."""
 

@@ -1,0 +1,89 @@
+"""VLADBench metrics: the official task scores, aspect means and total, from the per-question verdicts.
+
+A sample is one question, but a task's score is not a mean over its questions: the grounding mean IoU counts box
+questions only, the judge tasks split yes/no from descriptive questions, and the tip-consistency term pairs two
+questions of one sample. So the metric regroups the questions as VLMEvalKit does (per task, consecutive rows with
+one `dindex`, file order) and applies `aggregate`. Values are fractions (the official numbers / 100): `total`
+first (the headline), then each aspect's mean, then each task's score.
+
+No standard error is logged: the total is a ratio of sums with pair terms, and no interval has been shown to cover
+for it yet. Errored samples are left out (the official code asserts every row has an answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_ai.scorer import Metric, SampleScore, Value, metric
+
+from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
+from drive_evals.vladbench.dataset import TASK_KEY
+from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, Verdict, clean_string, is_localisation
+from drive_evals.vladbench.taxonomy import BY_NAME, TASKS
+
+TOTAL = "total"
+CORRECT_KEY = "correct"
+OBEY_KEY = "obey"
+IOU_KEY = "iou"
+PAIRED_KEY = "paired"
+PERCENT = 100.0
+
+
+def verdict_of(value: Mapping[str, Any], metadata: Mapping[str, Any]) -> Verdict:
+    """A question's verdict from its score value and its sample metadata (what is fixed by the data)."""
+    task = BY_NAME[str(metadata[TASK_KEY])]
+    question, answer = str(metadata["question"]), str(metadata["answer"])
+    return Verdict(
+        correct=float(value.get(CORRECT_KEY, 0.0)),
+        obey=float(value.get(OBEY_KEY, 0.0)) >= 0.5,
+        localisation=task.scorer == "grounding" and is_localisation(question),
+        iou=float(value.get(IOU_KEY, 0.0)),
+        yes_no=task.scorer == "judge" and clean_string(answer).lower() in JUDGEMENT_ANSWERS,
+        paired=float(value.get(PAIRED_KEY, 0.0)) >= 0.5,
+    )
+
+
+def task_results(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, TaskResult]:
+    """(score value, sample metadata) per question -> official result per task present, in official order."""
+    by_task: dict[str, list[tuple[int, str, Verdict]]] = {}
+    for value, metadata in rows:
+        entry = (int(metadata["row"]), str(metadata["dindex"]), verdict_of(value, metadata))
+        by_task.setdefault(str(metadata[TASK_KEY]), []).append(entry)
+    results: dict[str, TaskResult] = {}
+    for task in TASKS:
+        if task.name not in by_task:
+            continue
+        samples: list[list[Verdict]] = []
+        previous: str | None = None
+        for _, dindex, verdict in sorted(by_task[task.name], key=lambda entry: entry[0]):
+            if dindex != previous:  # a new sample wherever dindex changes between consecutive rows, as officially
+                samples.append([])
+            samples[-1].append(verdict)
+            previous = dindex
+        results[task.name] = task_result(task, samples)
+    return results
+
+
+def official_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
+    """`total`, the aspects and the tasks as fractions."""
+    if not results:
+        return {}
+    return {
+        TOTAL: total_score(results) / PERCENT,
+        **{aspect: score / PERCENT for aspect, score in aspect_scores(results).items()},
+        **{name: result.score / PERCENT for name, result in results.items()},
+    }
+
+
+@metric
+def vladbench_scores() -> Metric:
+    """`total` (question-weighted over the tasks present: the headline), each aspect, each task."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        rows = [
+            (score.score.value, score.sample_metadata or {}) for score in scores if isinstance(score.score.value, dict)
+        ]
+        return official_scores(task_results(rows))
+
+    return compute
