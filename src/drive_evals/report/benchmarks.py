@@ -295,9 +295,15 @@ DRIVELMM_O1 = Benchmark(
     ),
 )
 
-BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1)
+
+def all_benchmarks() -> tuple[Benchmark, ...]:
+    """Every benchmark the report knows, in report order. VLADBench declares its own in its package, which imports
+    the types above: read on first use, so either module can be imported first."""
+    from drive_evals.vladbench.report import VLADBENCH
+
+    return (SURDS, DRIVELMM_O1, VLADBENCH)
 
 
 def benchmark_for(task: str) -> Benchmark | None:
     """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
-    return next((b for b in BENCHMARKS if task in b.task_names), None)
+    return next((b for b in all_benchmarks() if task in b.task_names), None)

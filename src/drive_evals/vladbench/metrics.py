@@ -6,6 +6,10 @@ questions of one sample. So the metric regroups the questions as VLMEvalKit does
 one `dindex`, file order) and applies `aggregate`. Values are fractions (the official numbers / 100): `total`
 first (the headline), then each aspect's mean, then each task's score.
 
+A task whose official score is undefined on the questions present (a grounding task without its box question, a
+judge task without a yes/no question) is left out: that happens only while a run is in progress or under
+`--limit`/`--sample-id`, since the data checks refuse a selection where it would happen in a full run.
+
 No standard error is logged: the total is a ratio of sums with pair terms, and no interval has been shown to cover
 for it yet. Errored samples are left out (the official code asserts every row has an answer).
 """
@@ -61,7 +65,10 @@ def task_results(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) ->
                 samples.append([])
             samples[-1].append(verdict)
             previous = dindex
-        results[task.name] = task_result(task, samples)
+        try:
+            results[task.name] = task_result(task, samples)
+        except ValueError:
+            continue  # undefined on the questions present: only in a partial run (see the module docstring)
     return results
 
 
