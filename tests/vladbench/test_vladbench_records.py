@@ -128,3 +128,14 @@ def test_list_cells_are_read_without_eval() -> None:
     assert parse_list_string("['a.png', 'b.png']") == ["a.png", "b.png"]
     assert parse_list_string("a.png") == ["a.png"]
     assert parse_list_string("[__import__('os')]") is None
+
+
+def test_repeated_index_is_refused_and_cells_stay_text(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    weather = row_of(root, "Weather")
+    rewrite(root, {weather: {"index": "0", "answer": "NA"}})
+    with pytest.raises(DataValidationError, match="index '0' appears 2 times"):
+        load_records(root / TSV_FILE, parse_tasks("Weather"), DataWarnings("t"))
+    rewrite(root, {weather: {"index": "9999"}})
+    (record,) = load_records(root / TSV_FILE, parse_tasks("Weather"), DataWarnings("t"))
+    assert record.answer == "NA"  # pandas would read NaN
