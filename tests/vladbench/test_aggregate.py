@@ -11,7 +11,7 @@ import pytest
 
 from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
 from drive_evals.vladbench.metrics import TOTAL
-from drive_evals.vladbench.report import REFERENCES
+from drive_evals.vladbench.report import PAPER_ROWS
 from drive_evals.vladbench.rules import Verdict
 from drive_evals.vladbench.taxonomy import BY_NAME, TASKS
 
@@ -35,8 +35,8 @@ GPT4O_REAGGREGATED = 55.88
 
 def table10(model: str) -> dict[str, float]:
     """The paper row the report shows for `model` (fractions), which holds Table 10's per-task scores."""
-    (row,) = [reference for reference in REFERENCES if reference.model == model]
-    return row.values
+    (values,) = [values for name, values in PAPER_ROWS if name == model]
+    return values
 
 
 def results(model: str) -> dict[str, TaskResult]:

@@ -96,3 +96,19 @@ def test_task_selection_by_aspect(tmp_path: Path) -> None:
     values = metrics(log, SCORER)
     assert {"total", "Behavior_Understanding", "Vehicle_Bahavior", "VRU_Bahavior"} <= set(values)
     assert "Traffic_Light" not in values
+
+
+def test_errored_questions_count_as_failed_calls(tmp_path: Path) -> None:
+    """A question whose call fails stays in its task's denominator with no credit, as VLMEvalKit scores its failure
+    text; `missing_units` counts it."""
+
+    def reply(messages: list[ChatMessage]) -> str:
+        if "What is the weather in the image?" in messages[0].text:
+            raise RuntimeError("simulated provider failure")
+        return perfect_reply(messages)
+
+    log = eval_in_process(TASK, tmp_path / "logs", model=mockllm(reply), task_args=DEMO, fail_on_error=False)
+    values = metrics(log, SCORER)
+    assert values["missing_units"] == 1 and values["Weather"] == 0.0
+    # 58 questions at 100, Risk_Prediction's 2 at 90, the failed one at 0
+    assert values["total"] == pytest.approx((58 * 1.0 + 2 * 0.9) / 61)

@@ -8,8 +8,10 @@ from inspect_ai.scorer import Score
 from inspect_runs import eval_in_process
 
 from drive_evals.report import write_report
-from drive_evals.report.benchmarks import benchmark_for
-from drive_evals.vladbench.report import FULL, NONE, PARTIAL, VLADBENCH, outcomes
+from drive_evals.report.benchmarks import VLADBENCH, benchmark_for
+from drive_evals.report.outcomes import OUTCOME
+from drive_evals.vladbench.report import FULL, NONE, PARTIAL, outcomes
+from drive_evals.vladbench.report import OUTCOME as VLADBENCH_OUTCOME
 
 
 def test_report_shows_official_tables_and_paper_rows(tmp_path: Path) -> None:
@@ -30,3 +32,4 @@ def test_outcomes_read_the_accuracy_credit() -> None:
 
     assert [outcome(1.5), outcome(1.0), outcome(0.5), outcome(0.0)] == [FULL, FULL, PARTIAL, NONE]
     assert outcome(0.0, "no_response") == "no response"
+    assert VLADBENCH_OUTCOME == OUTCOME  # the report's outcome dimension

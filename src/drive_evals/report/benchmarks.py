@@ -28,9 +28,12 @@ from drive_evals.report.outcomes import (
 from drive_evals.suite import DRIVELMM_O1 as O1_TASK
 from drive_evals.suite import PACKAGE
 from drive_evals.suite import SURDS as SURDS_TASK
+from drive_evals.suite import VLADBENCH as VLADBENCH_TASK
 from drive_evals.surds import breakdown as surds_breakdown
 from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY, diagnostics
 from drive_evals.surds.units import CENTERNESS_SUBSET, SUBSETS
+from drive_evals.vladbench import report as vlad
+from drive_evals.vladbench.dataset import SCENE_KEY as VLADBENCH_SCENE
 
 MCQ_ACCURACY = "mcq_accuracy"
 JUDGE_COVERAGE = "judge_coverage"
@@ -296,14 +299,35 @@ DRIVELMM_O1 = Benchmark(
 )
 
 
-def all_benchmarks() -> tuple[Benchmark, ...]:
-    """Every benchmark the report knows, in report order. VLADBench declares its own in its package, which imports
-    the types above: read on first use, so either module can be imported first."""
-    from drive_evals.vladbench.report import VLADBENCH
+VLADBENCH = Benchmark(
+    key=VLADBENCH_TASK.name,
+    title="VLADBench",
+    scorer=VLADBENCH_TASK.scorer,
+    cluster_key=VLADBENCH_SCENE,
+    group_key=None,
+    headline=vlad.TOTAL,
+    unit_metrics=(UnitMetric(vlad.OBEY_RATE, vlad.OBEY_KEY),),
+    tables=tuple(TableSpec(t, tuple(Column(m, m, "rate") for m in columns)) for t, columns in vlad.TABLES.items()),
+    paired=(vlad.OBEY_RATE,),
+    comparability=vlad.COMPARABILITY,
+    missing_values=vlad.MISSING_VALUES,
+    reference_source=vlad.REFERENCE_SOURCE,
+    references=tuple(Reference(model, values) for model, values in vlad.PAPER_ROWS),
+    breakdown=BreakdownSpec(
+        levels=vlad.levels,
+        outcomes=vlad.outcomes,
+        dimensions=vlad.DIMENSIONS,
+        outcome_dimensions=(OUTCOME,),
+        metrics=(vlad.OBEY_RATE,),
+        paired=(vlad.OBEY_RATE,),
+        level_order=vlad.LEVEL_ORDER,
+    ),
+)
+"""Built from the facts VLADBench's package declares (`drive_evals.vladbench.report`)."""
 
-    return (SURDS, DRIVELMM_O1, VLADBENCH)
+BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, VLADBENCH)
 
 
 def benchmark_for(task: str) -> Benchmark | None:
     """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
-    return next((b for b in all_benchmarks() if task in b.task_names), None)
+    return next((b for b in BENCHMARKS if task in b.task_names), None)

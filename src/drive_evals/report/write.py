@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from drive_evals.errors import DriveEvalsError
-from drive_evals.report.benchmarks import all_benchmarks
+from drive_evals.report.benchmarks import BENCHMARKS
 from drive_evals.report.breakdown import (
     CSV_COLUMNS,
     PAIRED_CSV_COLUMNS,
@@ -68,7 +68,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
     by_benchmark: dict[str, list[Run]] = defaultdict(list)
     for run in runs:
         by_benchmark[run.benchmark.key].append(run)
-    views = [build_view(b, by_benchmark[b.key]) for b in all_benchmarks() if by_benchmark[b.key]]
+    views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
     breakdowns = {view.benchmark.key: build_breakdown(view) for view in views}
     sections = []
     for view in views:

@@ -11,7 +11,9 @@ judge task without a yes/no question) is left out: that happens only while a run
 `--limit`/`--sample-id`, since the data checks refuse a selection where it would happen in a full run.
 
 No standard error is logged: the total is a ratio of sums with pair terms, and no interval has been shown to cover
-for it yet. Errored samples are left out (the official code asserts every row has an answer).
+for it yet. A question whose sample errored (`--fail-on-error` below 1, `--continue-on-fail`; `drive_evals.attempts`
+finds them) counts as VLMEvalKit counts a failed call, whose error text it scores: no credit, no obey, 0 in the
+pairs; `missing_units` counts them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from drive_evals.attempts import missing_units
 from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
 from drive_evals.vladbench.dataset import TASK_KEY
 from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, Verdict, clean_string, is_localisation
@@ -32,6 +35,10 @@ OBEY_KEY = "obey"
 IOU_KEY = "iou"
 PAIRED_KEY = "paired"
 PERCENT = 100.0
+MISSING_UNITS = "missing_units"
+MISSING_VALUE = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0, IOU_KEY: 0.0, PAIRED_KEY: 1.0}
+"""A question without a reply: VLMEvalKit scores the failure text (`Failed to obtain answer ...`), which earns
+nothing and, in the relation and lane tasks, enters the pairs as 0."""
 
 
 def verdict_of(value: Mapping[str, Any], metadata: Mapping[str, Any]) -> Verdict:
@@ -85,12 +92,15 @@ def official_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
 
 @metric
 def vladbench_scores() -> Metric:
-    """`total` (question-weighted over the tasks present: the headline), each aspect, each task."""
+    """`total` (question-weighted over the tasks present: the headline), each aspect, each task, and
+    `missing_units`, the planned questions without a score (counted as failed calls)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        rows = [
+        rows: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = [
             (score.score.value, score.sample_metadata or {}) for score in scores if isinstance(score.score.value, dict)
         ]
-        return official_scores(task_results(rows))
+        missing = missing_units(scores)
+        rows.extend((MISSING_VALUE, unit) for unit in missing)
+        return {**official_scores(task_results(rows)), MISSING_UNITS: len(missing)}
 
     return compute

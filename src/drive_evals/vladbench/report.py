@@ -1,6 +1,9 @@
 """What `drive-evals report` shows for VLADBench: the official total, aspect and task scores beside the paper's
 Tables 3/4 and 10, and breakdowns by domain, aspect and task clustered by scene.
 
+Plain facts only: `drive_evals/report/benchmarks.py` builds the report's `Benchmark` from them (importing the
+report's types here would close an import circle through `drive_evals.report`'s package init).
+
 The official scores are ratios of sums with a pair term (`metrics`), not means over questions, so their columns
 are shown as logged, without an interval (none has been shown to cover for them). The breakdowns estimate, per
 level, the per-question obey rate and each outcome's share, which are means over questions: their intervals are
@@ -15,16 +18,16 @@ from typing import Any
 
 from inspect_ai.scorer import Score
 
-from drive_evals.report.benchmarks import Benchmark, BreakdownSpec, Column, Reference, TableSpec, UnitMetric
-from drive_evals.report.outcomes import OUTCOME, reason_label
-from drive_evals.suite import VLADBENCH as VLADBENCH_TASK
-from drive_evals.vladbench.dataset import SCENE_KEY, TASK_KEY
+from drive_evals.vladbench.dataset import TASK_KEY
 from drive_evals.vladbench.metrics import CORRECT_KEY, OBEY_KEY, TOTAL
 from drive_evals.vladbench.taxonomy import ASPECTS, DOMAINS, TASKS
 
 OBEY_RATE = "obey_rate"
 """Per question, the official obey check (1 or 0); its mean is the obey term of a task's score."""
 DOMAIN, ASPECT, TASK = "domain", "aspect", "task"
+DIMENSIONS = (DOMAIN, ASPECT, TASK)
+OUTCOME = "outcome"
+"""The report's outcome dimension (`drive_evals.report.outcomes.OUTCOME`)."""
 FULL, PARTIAL, NONE = "full credit", "partial credit", "no credit"
 OUTCOMES = (FULL, PARTIAL, NONE, "truncated", "no response")
 """Accuracy credit of a question: 1 or more (relation answers can earn more than 1), between 0 and 1 (a lane speed
@@ -38,7 +41,7 @@ def levels(metadata: Mapping[str, Any]) -> dict[str, str]:
 
 def outcomes(score: Score, metadata: Mapping[str, Any]) -> dict[str, str]:
     if score.reason:
-        return {OUTCOME: reason_label(str(score.reason))}
+        return {OUTCOME: str(score.reason).replace("_", " ")}
     value = score.value if isinstance(score.value, dict) else {}
     credit = value.get(CORRECT_KEY)
     if not isinstance(credit, (int, float)) or math.isnan(credit) or credit <= 0:
@@ -61,44 +64,52 @@ TABLE10_TASKS = (
 """The row order of the paper's Table 10."""
 
 
-def _table10(model: str, total: float, *tasks: float) -> Reference:
+PaperRow = tuple[str, dict[str, float]]
+"""The model as the paper names it, and its numbers as fractions keyed by our metric names."""
+
+
+def _total(model: str, total: float) -> PaperRow:
+    return model, {TOTAL: _pct(total)}
+
+
+def _table10(model: str, total: float, *tasks: float) -> PaperRow:
     values = {name: _pct(score) for name, score in zip(TABLE10_TASKS, tasks, strict=True)}
-    return Reference(model, {TOTAL: _pct(total), **values})
+    return model, {TOTAL: _pct(total), **values}
 
 
-REFERENCES = (
-    Reference("IXC2.5 8B", {TOTAL: _pct(30.93)}),
-    Reference("CogVLM2 8B", {TOTAL: _pct(35.85)}),
-    Reference("LongVILA 8B", {TOTAL: _pct(38.67)}),
-    Reference("Qwen-VL 7B", {TOTAL: _pct(43.24)}),
-    Reference("InternVL2 4B", {TOTAL: _pct(44.97)}),
-    Reference("MiniCPM-V-2.6 8B", {TOTAL: _pct(45.45)}),
+PAPER_ROWS: tuple[PaperRow, ...] = (
+    _total("IXC2.5 8B", 30.93),
+    _total("CogVLM2 8B", 35.85),
+    _total("LongVILA 8B", 38.67),
+    _total("Qwen-VL 7B", 43.24),
+    _total("InternVL2 4B", 44.97),
+    _total("MiniCPM-V-2.6 8B", 45.45),
     _table10("InternVL2 8B", 48.58, 67.70, 46.38, 47.45, 69.45, 38.34, 61.92, 49.26, 48.62, 52.94, 66.30, 73.87,
              21.02, 34.77, 31.84, 38.96, 39.94, 62.53, 45.49, 24.14, 53.25, 45.86, 48.00, 69.73, 59.29, 54.85, 53.06,
              41.45, 39.41),
     _table10("Qwen2-VL 7B", 49.40, 65.11, 57.38, 40.94, 71.52, 45.24, 66.07, 47.16, 52.51, 48.95, 70.40, 71.61,
              20.00, 33.44, 33.48, 37.75, 44.46, 61.07, 82.52, 39.31, 58.75, 44.04, 39.00, 62.41, 41.91, 51.68, 57.59,
              30.21, 46.93),
-    Reference("LLaVA-OneVision 7B", {TOTAL: _pct(49.97)}),
+    _total("LLaVA-OneVision 7B", 49.97),
     _table10("Qwen2.5-VL 7B", 50.75, 62.77, 62.91, 61.71, 80.32, 39.79, 52.54, 52.61, 63.49, 51.74, 68.40, 70.00,
              20.73, 31.85, 28.21, 37.77, 45.60, 53.76, 70.98, 25.52, 60.75, 44.04, 40.00, 58.17, 55.40, 61.19, 62.72,
              33.62, 39.80),
-    Reference("LLaVA-Video 7B", {TOTAL: _pct(51.73)}),
-    Reference("Gemini-1.5-pro", {TOTAL: _pct(54.23)}),
+    _total("LLaVA-Video 7B", 51.73),
+    _total("Gemini-1.5-pro", 54.23),
     _table10("GPT-4o", 56.00, 67.72, 71.17, 68.96, 78.96, 40.58, 58.75, 54.86, 63.49, 48.97, 67.20, 69.27, 31.87,
              42.90, 41.84, 49.58, 54.87, 54.96, 51.07, 23.54, 58.75, 58.79, 45.00, 70.60, 66.57, 53.61, 62.71, 43.83,
              57.82),
-    Reference("Senna 7B", {TOTAL: _pct(20.21)}),
-    Reference("Dolphins 9B", {TOTAL: _pct(33.87)}),
-    Reference("DriveLM 4B", {TOTAL: _pct(44.86)}),
-    Reference("DriveMM 7B", {TOTAL: _pct(47.45)}),
-    Reference("DriveLM-B 4B", {TOTAL: _pct(49.83)}),
-    Reference("VLADBench authors' InternVL2-4B", {TOTAL: _pct(57.39)}),
-    Reference("VILA-U 40B", {TOTAL: _pct(38.76)}),
-    Reference("LLaVA-OneVision 72B", {TOTAL: _pct(50.21)}),
-    Reference("LLaVA-Video 72B", {TOTAL: _pct(51.62)}),
-    Reference("InternVL2 76B", {TOTAL: _pct(53.20)}),
-    Reference("Qwen2-VL 72B", {TOTAL: _pct(56.51)}),
+    _total("Senna 7B", 20.21),
+    _total("Dolphins 9B", 33.87),
+    _total("DriveLM 4B", 44.86),
+    _total("DriveMM 7B", 47.45),
+    _total("DriveLM-B 4B", 49.83),
+    _total("VLADBench authors' InternVL2-4B", 57.39),
+    _total("VILA-U 40B", 38.76),
+    _total("LLaVA-OneVision 72B", 50.21),
+    _total("LLaVA-Video 72B", 51.62),
+    _total("InternVL2 76B", 53.20),
+    _total("Qwen2-VL 72B", 56.51),
     _table10("Qwen2.5-VL 72B", 58.00, 74.54, 72.45, 65.11, 80.58, 38.85, 58.78, 55.95, 70.87, 50.51, 73.20, 70.97,
              21.45, 43.65, 41.19, 54.62, 55.19, 59.38, 54.46, 28.28, 71.00, 52.93, 47.00, 75.72, 54.60, 63.70, 65.71,
              44.85, 54.85),
@@ -107,30 +118,10 @@ REFERENCES = (
 Table 10 for five commonly run models (arXiv 2503.21505 v1, as docs/vladbench.md lists them)."""
 
 SCORES, ASPECT_TABLE, TASK_TABLE = "Official scores", "Aspects", "Tasks"
-VLADBENCH = Benchmark(
-    key=VLADBENCH_TASK.name,
-    title="VLADBench",
-    scorer=VLADBENCH_TASK.scorer,
-    cluster_key=SCENE_KEY,
-    group_key=None,
-    headline=TOTAL,
-    unit_metrics=(UnitMetric(OBEY_RATE, OBEY_KEY),),
-    tables=(
-        TableSpec(SCORES, (Column(TOTAL, TOTAL, "rate"),)),
-        TableSpec(ASPECT_TABLE, tuple(Column(aspect, aspect, "rate") for aspect in ASPECTS)),
-        TableSpec(TASK_TABLE, tuple(Column(task.name, task.name, "rate") for task in TASKS)),
-    ),
-    paired=(OBEY_RATE,),
-    comparability=("tasks", "box_format", "obey_semicolons"),
-    reference_source="paper Tables 3, 4 (totals) and 10 (per task), arXiv 2503.21505 v1; x100",
-    references=REFERENCES,
-    breakdown=BreakdownSpec(
-        levels=levels,
-        outcomes=outcomes,
-        dimensions=(DOMAIN, ASPECT, TASK),
-        outcome_dimensions=(OUTCOME,),
-        metrics=(OBEY_RATE,),
-        paired=(OBEY_RATE,),
-        level_order={DOMAIN: DOMAINS, ASPECT: ASPECTS, TASK: tuple(t.name for t in TASKS), OUTCOME: OUTCOMES},
-    ),
-)
+TABLES = {SCORES: (TOTAL,), ASPECT_TABLE: ASPECTS, TASK_TABLE: tuple(task.name for task in TASKS)}
+"""Each table's columns: the logged official scores, shown as logged (no interval)."""
+COMPARABILITY = ("tasks", "box_format", "obey_semicolons")
+MISSING_VALUES = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0}
+"""A question whose sample errored: a failed call, no credit and no obey (as `metrics.MISSING_VALUE`)."""
+REFERENCE_SOURCE = "paper Tables 3, 4 (totals) and 10 (per task), arXiv 2503.21505 v1; x100"
+LEVEL_ORDER = {DOMAIN: DOMAINS, ASPECT: ASPECTS, TASK: TABLES[TASK_TABLE], OUTCOME: OUTCOMES}
