@@ -13,6 +13,7 @@ row names its image by another row's `index`, as VLMEvalKit's TSVs may. Images a
 from __future__ import annotations
 
 import csv
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -411,13 +412,41 @@ def render(rng: random.Random, boxes: Sequence[tuple[int, int, int, int]], frame
     return image
 
 
+COUNTRY = "China"
+
+
+def annotation_sample(
+    task: str, dindex: int, sample: DemoSample, names: Sequence[str], folder: str
+) -> dict[str, object]:
+    """The sample as the authors' `<Task>_E.json` holds it: `selector;question`, references (boxes as lists)."""
+    if sample.sequence:
+        selector, files = "[image_path]", [name.rsplit("/", 1)[1] for name in names]
+        extra: dict[str, object] = {"image_path": files, "sequence": names[0][len(folder) + 1 :].split("/")[0]}
+    else:
+        selector, extra = names[0].rsplit("/", 1)[1], {"image_path": names[0].rsplit("/", 1)[1]}
+    references: list[object] = [
+        json.loads(a) if a.startswith("[") and "," in a and task.endswith("Recognition") else a
+        for _, a in sample.questions
+    ]
+    return {
+        **extra,
+        "questions": [f"{selector};{question}" for question, _ in sample.questions],
+        "reference": references,
+        **({"dimension": [float(WIDTH), float(HEIGHT)]} if sample.boxes else {}),
+        "venue": "demo",
+        "country": COUNTRY,
+        "id": f"{task}_{dindex}",
+    }
+
+
 def write_vladbench(out: Path) -> None:
-    """Write the TSV and its images under `out` (the `data=demo` folder)."""
+    """Write the TSV, the per-task annotation JSON and the images under `out` (the `data=demo` folder)."""
     rows: list[dict[str, str]] = []
     for domain, aspects in TAXONOMY.items():
         for aspect, tasks in aspects.items():
             for task in tasks:
                 folder = f"{domain}/{aspect}/{task}"
+                annotations = []
                 for dindex, sample in enumerate(SAMPLES[task]):
                     rng = random.Random(f"{task}/{dindex}")
                     if sample.sequence:
@@ -428,7 +457,9 @@ def write_vladbench(out: Path) -> None:
                         cell = repr(names)
                     else:
                         cell = f"{folder}/demo_{task.lower()}_{dindex:04d}_front_camera.jpg"
+                        names = [cell]
                         _save(render(rng, sample.boxes), out / cell)
+                    annotations.append(annotation_sample(task, dindex, sample, names, folder))
                     first_row = str(len(rows))
                     for number, (question, answer) in enumerate(sample.questions):
                         # The second question of a single-image sample names the first row's index instead of the
@@ -447,6 +478,8 @@ def write_vladbench(out: Path) -> None:
                                 "dimension": f"[{float(WIDTH)}, {float(HEIGHT)}]",
                             }
                         )
+                text = json.dumps(annotations, ensure_ascii=False, indent=4)
+                (out / f"{folder}_E.json").write_text(text + "\n", encoding="utf-8")
     out.mkdir(parents=True, exist_ok=True)
     with (out / "VLADBench.tsv").open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS, delimiter="\t", lineterminator="\n")

@@ -24,6 +24,8 @@ from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError
 from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
+from drive_evals.vladbench.annotations import annotation_file, has_annotations, load_annotations
+from drive_evals.vladbench.prompts import PromptVariant, check_countries, prompt_text
 from drive_evals.vladbench.records import TSV_FILE, VladRecord, load_records
 from drive_evals.vladbench.taxonomy import BY_NAME
 
@@ -34,6 +36,7 @@ VLMEVALKIT_TSV_MD5 = "53c01aa8f9afe2d084728fc8eb21caea"
 TASK_KEY = "task"
 SCENE_KEY = "scene"
 """Sample metadata key of the cluster: one sample of one task (`<task>/<dindex>`), i.e. one image or sequence."""
+LOCAL_SOURCES = ("local", "demo")
 IMAGE_CHECK_LIMIT = 20
 """Image problems listed in full; a missing image folder would otherwise list thousands."""
 
@@ -53,12 +56,12 @@ def scene(record: VladRecord) -> str:
     return f"{record.task}/{record.dindex}"
 
 
-def record_to_sample(record: VladRecord, paths: Sequence[Path]) -> Sample:
+def record_to_sample(record: VladRecord, paths: Sequence[Path], prompt: PromptVariant = "vlmevalkit") -> Sample:
     task = BY_NAME[record.task]
     images: list[Content] = [ContentImage(image=str(path)) for path in paths]
     return Sample(
         id=sample_id(record),
-        input=[ChatMessageUser(content=[*images, ContentText(text=record.question)])],
+        input=[ChatMessageUser(content=[*images, ContentText(text=prompt_text(record, prompt))])],
         target=record.answer,
         metadata={
             TASK_KEY: record.task,
@@ -129,21 +132,36 @@ def check_md5(path: Path, source: str, warnings: DataWarnings) -> str:
 
 
 def load_vladbench(
-    snapshot: Snapshot, tasks: Sequence[str], blind: bool = False, shard: Shard | None = None
+    snapshot: Snapshot,
+    tasks: Sequence[str],
+    blind: bool = False,
+    shard: Shard | None = None,
+    prompt: PromptVariant = "vlmevalkit",
 ) -> VladData:
-    """Build the samples of the selected tasks, checking the table and the images before any model call."""
-    snapshot.fetch([TSV_FILE])
+    """Build the samples of the selected tasks, checking the table and the images before any model call.
+
+    A local folder without `VLADBench.tsv` but with the authors' annotation JSON is read in that layout.
+    """
     warnings = DataWarnings("VLADBench")
+    source = str(snapshot.provenance().get("source"))
     tsv = snapshot.root / TSV_FILE
-    records = load_records(tsv, tasks, warnings)
-    md5 = check_md5(tsv, str(snapshot.provenance().get("source")), warnings)
+    if source in LOCAL_SOURCES and not tsv.is_file() and has_annotations(snapshot.root, list(tasks)):
+        records, md5, layout = load_annotations(snapshot.root, list(tasks), warnings), None, "annotation JSON"
+    else:
+        snapshot.fetch([TSV_FILE])
+        tsv = snapshot.root / TSV_FILE
+        records, layout = load_records(tsv, tasks, warnings), "TSV"
+        md5 = check_md5(tsv, source, warnings)
+    check_countries(records, prompt)
     scenes = shard.clusters((scene(r) for r in records), "scenes") if shard else None
     kept = [record for record in records if scenes is None or scene(record) in scenes]
     files = list(dict.fromkeys(name for record in kept for name in record.images))
     snapshot.fetch([name for name in files if inside(snapshot.root, name) is not None])
     paths = check_images(snapshot.root, kept)
-    verify_manifest(snapshot.root, [TSV_FILE, *files])
-    samples = [record_to_sample(record, [paths[name] for name in record.images]) for record in kept]
+    verify_manifest(
+        snapshot.root, [TSV_FILE if md5 else annotation_file(t) for t in tasks][: 1 if md5 else None] + files
+    )
+    samples = [record_to_sample(record, [paths[name] for name in record.images], prompt) for record in kept]
     if blind:
         samples = [blind_sample(sample) for sample in samples]
     summary = {
@@ -151,7 +169,8 @@ def load_vladbench(
         "scenes": len({scene(r) for r in records}),
         "images": len({name for r in records for name in r.images}),
         "tasks": list(tasks),
-        "data": {**snapshot.provenance(), "tsv_md5": md5},
+        "data": {**snapshot.provenance(), "layout": layout, "tsv_md5": md5},
+        "prompt": prompt,
         "blind": blind,
         "blind_image": BLIND_IMAGE_DESCRIPTION if blind else None,
         "data_warnings": warnings.summary(),

@@ -51,10 +51,15 @@ class VladRecord:
     dindex: str
     dimension: tuple[float, float] | None
     """`[width, height]`; None where the cell is empty or unreadable (only box questions need it)."""
+    sequence: bool = False
+    """A frame sequence (a list of frames, even of one), which the authors' prompt calls a sequence."""
+    country: str | None = None
+    """Where the images were taken (the annotation's `country`, or a TSV `country` column): the authors' prompt."""
+    source: str = TSV_FILE
 
     @property
     def where(self) -> str:
-        return f"{TSV_FILE} row {self.row} (index {self.index})"
+        return f"{self.source} row {self.row} (index {self.index})"
 
 
 def parse_list_string(text: str) -> list[str] | None:
@@ -123,6 +128,7 @@ def load_records(path: Path, tasks: Sequence[str], warnings: DataWarnings) -> li
         images = _images(row["image"], images_by_index, where, problems, warnings)
         if images is None:
             continue
+        image_cell = row["image"]
         record = VladRecord(
             number,
             row["index"],
@@ -132,8 +138,10 @@ def load_records(path: Path, tasks: Sequence[str], warnings: DataWarnings) -> li
             task,
             row["dindex"],
             _dimension(row["dimension"]),
+            sequence=image_cell.startswith("[") or images_by_index.get(image_cell, "").startswith("["),
+            country=row.get("country") or None,
         )
-        problems.extend(_record_problems(record, row["dimension"], warnings))
+        problems.extend(record_problems(record, row["dimension"], warnings))
         records.append(record)
     for name, count in unknown_tasks.items():
         warnings.add(
@@ -141,7 +149,7 @@ def load_records(path: Path, tasks: Sequence[str], warnings: DataWarnings) -> li
             "rows whose category3 is no official task name: the official scorer never reads them",
             f"category3 {name!r}: {count} row(s)",
         )
-    problems.extend(_task_problems(records, [task for task in tasks if task in seen]))
+    problems.extend(task_problems(records, [task for task in tasks if task in seen]))
     problems.extend(
         f"task {name}: no rows with category3 {name!r} (the official spelling, typos included)"
         for name in tasks
@@ -177,7 +185,7 @@ def _images(
     return images
 
 
-def _record_problems(record: VladRecord, dimension_cell: str, warnings: DataWarnings) -> list[str]:
+def record_problems(record: VladRecord, dimension_cell: str, warnings: DataWarnings) -> list[str]:
     """What would make the official scorer fail on this row, or score it wrongly."""
     task = BY_NAME[record.task]
     problems: list[str] = []
@@ -203,7 +211,7 @@ def _record_problems(record: VladRecord, dimension_cell: str, warnings: DataWarn
     return problems
 
 
-def _task_problems(records: Sequence[VladRecord], tasks: Sequence[str]) -> list[str]:
+def task_problems(records: Sequence[VladRecord], tasks: Sequence[str]) -> list[str]:
     """Selected tasks the official scorer would divide by zero on."""
     problems = []
     for name in tasks:

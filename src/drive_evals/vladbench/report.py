@@ -120,7 +120,7 @@ Table 10 for five commonly run models (arXiv 2503.21505 v1, as docs/vladbench.md
 SCORES, ASPECT_TABLE, TASK_TABLE = "Official scores", "Aspects", "Tasks"
 TABLES = {SCORES: (TOTAL,), ASPECT_TABLE: ASPECTS, TASK_TABLE: tuple(task.name for task in TASKS)}
 """Each table's columns: the logged official scores, shown as logged (no interval)."""
-COMPARABILITY = ("tasks", "box_format", "obey_semicolons")
+COMPARABILITY = ("tasks", "box_format", "obey_semicolons", "prompt")
 MISSING_VALUES = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0}
 """A question whose sample errored: a failed call, no credit and no obey (as `metrics.MISSING_VALUE`)."""
 REFERENCE_SOURCE = "paper Tables 3, 4 (totals) and 10 (per task), arXiv 2503.21505 v1; x100"

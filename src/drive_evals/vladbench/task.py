@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
@@ -15,6 +17,7 @@ from drive_evals.truncation import enable_truncation_warning
 from drive_evals.viewer import replicate_tags, sample_list_view
 from drive_evals.vladbench.dataset import load_vladbench
 from drive_evals.vladbench.metrics import CORRECT_KEY, IOU_KEY, OBEY_KEY, PAIRED_KEY, TOTAL
+from drive_evals.vladbench.prompts import PROMPTS, PromptVariant
 from drive_evals.vladbench.rules import BOX_FORMATS, OBEY_SEMICOLONS
 from drive_evals.vladbench.scorer import vladbench_scorer
 from drive_evals.vladbench.solver import answer_question
@@ -39,6 +42,7 @@ def vladbench(
     tasks: str | list[str] | None = None,
     box_format: str = "norm1000",
     obey_semicolons: str = "vlmevalkit",
+    prompt: str = "vlmevalkit",
     blind: bool = False,
     shard: str | None = None,
     **kwargs: object,
@@ -47,7 +51,8 @@ def vladbench(
 
     Args:
         data: `depth2world/VLADBench` (Hugging Face, default), a local directory holding `VLADBench.tsv` and the
-            images (the dataset repository's layout), or `demo` (synthetic data shipped with the package).
+            images (the dataset repository's layout; without the TSV, the authors' per-task annotation JSON), or
+            `demo` (synthetic data shipped with the package).
         revision: Hub revision (default: the commit that uploaded the TSV); the resolved commit is logged.
         tasks: Task, aspect or domain names, as a list or comma-separated (default all 28); the official
             spellings (`Vehicle_Bahavior`) and the corrected ones are both accepted.
@@ -55,6 +60,9 @@ def vladbench(
             [x1, y1, x2, y2] on a 0-1000 grid) or `pixel` (image pixels, as the question states the size).
         obey_semicolons: `vlmevalkit` (the default) or `strip`: the authors' obey check, which drops `;` from the
             question (options with `;` then count as followed).
+        prompt: `vlmevalkit` (the question verbatim, after the images) or `authors` (the authors' Qwen2-VL script:
+            the country sentence first, `;` dropped, boxes of box-to-class questions on the 0-1000 grid; needs
+            the annotation JSON layout or a TSV `country` column). Frames are sent as images either way.
         blind: The no-vision control: every image replaced by uniform grey of the same size, same sample ids.
         shard: `i/n` runs part i of n (counted from 1), split by scene; `drive-evals merge-shards` joins the logs.
     """
@@ -62,11 +70,12 @@ def vladbench(
     selected = parse_tasks(tasks)
     choice("box_format", box_format, BOX_FORMATS)
     choice("obey_semicolons", obey_semicolons, OBEY_SEMICOLONS)
+    variant = cast(PromptVariant, choice("prompt", prompt, PROMPTS))
     blind = flag("blind", blind)
     part = parse_shard(shard)
     data, revision = text("data", data), optional_text("revision", revision)
     enable_truncation_warning()
-    built = load_vladbench(open_snapshot(data, "vladbench", revision), selected, blind, part)
+    built = load_vladbench(open_snapshot(data, "vladbench", revision), selected, blind, part, variant)
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
