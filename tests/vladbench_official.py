@@ -199,7 +199,7 @@ def judge(samples: list[Sample], strip_question_semicolons: bool = False) -> tup
     judged = described = judged_right = described_right = obey = 0
     for sample in samples:
         for question, gold, reply in zip(sample["questions"], sample["reference"], sample["prediction"], strict=True):
-            asked = question.lower()
+            asked = question.lower().replace(";", "") if strip_question_semicolons else question.lower()
             clean = strip_edges(tidy(reply)).lower()
             target = strip_edges(str(gold)).lower()
             yes_no = target in ("yes", "no")
@@ -207,8 +207,7 @@ def judge(samples: list[Sample], strip_question_semicolons: bool = False) -> tup
             described += not yes_no
             if len(clean.split("', '")) != 1:
                 continue
-            checked_question = asked.replace(";", "") if strip_question_semicolons else asked
-            obey += clean.replace(";", "") in checked_question
+            obey += clean.replace(";", "") in asked
             if matches(clean, target, option_list(asked)):
                 judged_right += yes_no
                 described_right += not yes_no

@@ -326,3 +326,12 @@ def test_no_reply_crashes_any_scorer(reply: str) -> None:
         for box_format in formats:
             verdict = score_question(BY_NAME[task].scorer, question, reference, DIMENSION, reply, box_format)
             assert math.isfinite(verdict.correct) and math.isfinite(verdict.iou)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz_judge_with_the_authors_semicolon_reading(data: st.DataObject) -> None:
+    samples, replies = data.draw(task_case("judge"))
+    mine = ours("Risk_Prediction", samples, replies, semicolons="strip")
+    theirs = official(vk.judge, samples, replies, strip_question_semicolons=True)
+    assert close(mine, theirs), (mine, theirs)

@@ -4,7 +4,8 @@ A task's questions come grouped in samples (consecutive rows with one `dindex`, 
 `get_scores` groups them. Each official scorer returns `(n, accuracy, obey, others)`; the task score is
 `100 * (w0 * others + w1 * accuracy + w2 * obey)`. Aspect rows and the total are question-weighted means of task
 scores (`weighted_row_sum`, `weighted_total`), which is what reproduces the paper's Table 10 (not the task-count
-weighting its text describes). There is no official domain score; `domain_scores` is ours, weighted the same way.
+weighting its text describes). There is no official domain score (the report breaks the per-question numbers
+down by domain instead).
 """
 
 from __future__ import annotations
@@ -104,11 +105,6 @@ def weighted_mean(results: Sequence[TaskResult]) -> float:
 def aspect_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
     """Each aspect with a scored task: the question-weighted mean of its task scores, in official order."""
     return _grouped(results, lambda task: task.aspect)
-
-
-def domain_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
-    """NOT official (VLMEvalKit prints none): each domain's question-weighted mean of its task scores."""
-    return _grouped(results, lambda task: task.domain)
 
 
 def _grouped(results: Mapping[str, TaskResult], key: Callable[[TaskInfo], str]) -> dict[str, float]:

@@ -125,6 +125,7 @@ def _reply_text(reply: str | None) -> str:
 
 
 def _question_for_obey(question: str, semicolons: ObeySemicolons) -> str:
+    """The lower-cased question the checks read: VLMEvalKit keeps its `;`, the authors' scorer drops them."""
     lowered = question.lower()
     return lowered.replace(";", "") if semicolons == "strip" else lowered
 
@@ -143,15 +144,15 @@ def choice_verdict(
     Judge differs in two places, as officially: the reference is `clean_string`-ed, and `;` is removed from the
     reply before the obey check. `semicolons="strip"` removes `;` from the question too (the authors' reading).
     """
-    lowered = question.lower()
-    options = extract_options(lowered)
+    asked = _question_for_obey(question, semicolons)  # the authors read options from this text too
+    options = extract_options(asked)
     clean = clean_string(remove_symbols(_reply_text(reply))).lower()
     gold = (clean_string(reference) if judge else reference).lower()
     yes_no = judge and gold in JUDGEMENT_ANSWERS
     if MULTIPLE_OPTIONS in clean:
         return Verdict(0.0, False, yes_no=yes_no, read=clean)
     checked = clean.replace(";", "") if judge else clean
-    obey = checked in _question_for_obey(question, semicolons)
+    obey = checked in asked
     correct = 1.0 if option_correct(clean, gold, options) else 0.0
     return Verdict(correct, obey, yes_no=yes_no, paired=paired, read=clean)
 
