@@ -41,7 +41,8 @@ def explain(verdict: Verdict, task: str) -> str:
         parts.append("yes/no question" if verdict.yes_no else "descriptive question")
     if info.scorer in ("relation", "road_speed", "road_change"):
         parts.append("in the tip-consistency pairs" if verdict.paired else "left out of the tip-consistency pairs")
-    return f"{task} ({THIRD_METRIC[info.scorer]} weighted {info.weights[0]:g}): " + " · ".join(parts)
+    third = "" if info.scorer == "general" else f" ({THIRD_METRIC[info.scorer]} weighted {info.weights[0]:g})"
+    return f"{task}{third}: " + " · ".join(parts)
 
 
 @scorer(metrics=[vladbench_scores(), truncation(), replies_rebuilt()])
