@@ -34,7 +34,7 @@ def test_every_declared_task_is_registered_and_loaded_by_inspects_entry_point() 
 
 
 def test_the_registry_lists_each_benchmark_then_its_meta_evaluations() -> None:
-    assert [task.name for task in TASKS] == ["surds", "drivelmm_o1", "drivelmm_o1_judge", "drivebench"]
+    assert [task.name for task in TASKS] == ["surds", "drivelmm_o1", "drivelmm_o1_judge", "drivebench", "vladbench"]
     assert benchmark_tasks() == tuple(benchmark.task for benchmark in BENCHMARKS)
 
 
@@ -66,11 +66,11 @@ def test_the_command_help_names_the_tasks_the_registry_declares(
     every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
     added, meta = SuiteTask("new_bench", scorer="new_scorer"), SuiteTask("new_meta", "meta_scorer", benchmark=False)
     monkeypatch.setattr(_registry, "TASKS", (*TASKS, added, meta))
-    assert "surds, drivelmm_o1, drivelmm_o1_judge, drivebench, new_bench or new_meta" in command_help(
-        "describe", capsys
-    )
+    listed = "surds, drivelmm_o1, drivelmm_o1_judge, drivebench, vladbench, new_bench or new_meta"
+    assert listed in command_help("describe", capsys)
     for command in ("estimate", "run"):
-        names = "drive_evals/surds, drive_evals/drivelmm_o1, drive_evals/drivebench or drive_evals/new_bench"
+        names = "drive_evals/surds, drive_evals/drivelmm_o1, drive_evals/drivebench, drive_evals/vladbench or "
+        names += "drive_evals/new_bench"
         assert f"TASK {names}" in command_help(command, capsys), command
 
 

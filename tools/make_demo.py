@@ -32,17 +32,21 @@ DriveBench (`drivebench/`): written by `demo_drivebench.py` beside this script; 
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import math
 import random
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the per-benchmark generators beside this file
+from demo_drivebench import write_drivebench
+from demo_vladbench import write_vladbench
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "src" / "drive_evals" / "demo"
@@ -1157,18 +1161,14 @@ def write_drivelmm(out: Path) -> None:
     (out / "DriveLMMo1_TEST.json").write_text(text, encoding="utf-8")
 
 
-def drivebench_writer() -> Callable[[Path], None]:
-    """`write_drivebench` of the DriveBench demo module beside this script (loaded by path: tools/ is no package)."""
-    spec = importlib.util.spec_from_file_location("demo_drivebench", Path(__file__).with_name("demo_drivebench.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.write_drivebench
-
-
 def generate(out: Path) -> None:
     """Regenerate the demo datasets under `out`, replacing earlier output so no stale file survives."""
-    writers = (("surds", write_surds), ("drivelmm_o1", write_drivelmm), ("drivebench", drivebench_writer()))
+    writers = (
+        ("surds", write_surds),
+        ("drivelmm_o1", write_drivelmm),
+        ("drivebench", write_drivebench),
+        ("vladbench", write_vladbench),
+    )
     for name, writer in writers:
         target = out / name
         if target.exists():

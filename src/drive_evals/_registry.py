@@ -19,8 +19,11 @@ from drive_evals.errors import ParameterError, route_errors_to_stderr
 from drive_evals.surds.benchmark import SURDS
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.task import surds
+from drive_evals.vladbench.benchmark import VLADBENCH
+from drive_evals.vladbench.scorer import vladbench_scorer
+from drive_evals.vladbench.task import vladbench
 
-BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH)
+BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH, VLADBENCH)
 """In the order help, listings and the report show them."""
 
 TASKS: tuple[SuiteTask, ...] = all_tasks(BENCHMARKS)
@@ -40,6 +43,8 @@ __all__ = [
     "drivelmm_o1_scorer",
     "surds",
     "surds_scorer",
+    "vladbench",
+    "vladbench_scorer",
 ]
 
 

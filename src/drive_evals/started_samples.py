@@ -37,8 +37,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.suite import benchmark_scorers
 
-KEPT_METADATA = ("subset", "image", "frame")
-"""The sample metadata the metrics group (SURDS subset) and cluster (image, frame) missing units by."""
+KEPT_METADATA = ("subset", "image", "frame", "task", "row", "dindex", "question", "answer")
+"""The sample metadata the metrics group (SURDS subset) and cluster (image, frame) missing units by; VLADBench
+regroups a task's questions by row and dindex, and reads the question and answer."""
 
 MissingUnit = dict[str, Any]
 """A unit without a score: its `id` and the `KEPT_METADATA` it has."""
@@ -131,7 +132,7 @@ def _running_ids(evals: set[str]) -> set[str]:
 
 
 MISSING_METRICS = ("missing_units", "missing_samples")
-"""The SURDS and DriveLMM-o1 metric that counts a run's errored units."""
+"""The SURDS (and VLADBench) and DriveLMM-o1 metric that counts a run's errored units."""
 
 
 def missing_warning(log: EvalLog) -> str | None:

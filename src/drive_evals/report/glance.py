@@ -41,13 +41,26 @@ def glance_table(view: BenchmarkView) -> Table:
         if run is best:
             cells += ["", "", BEST]
         elif comparison is None or best is None:
-            reason = "not comparable, see Runs" if run.label in view.flags else "no common units"
+            if run.label in view.flags:
+                reason = "not comparable, see Runs"
+            elif headline not in benchmark.paired:
+                reason = f"no paired test on {headline}"
+            else:
+                reason = "no common units"
             cells += ["", "", f"{UNCOMPARED} ({reason})"]
         else:
             cells += _versus_best(comparison, best)
         rows.append(cells)
     verdicts = [row[-1] for row in rows]
     lead = verdict_line(best, [label(view, run) for run in runs], verdicts) if best is not None else ""
+    if best is not None and headline not in benchmark.paired:
+        lead = f"Highest: {best.label} (`{headline}` has no paired test: ranked, not tested)."
+    if headline not in benchmark.paired:
+        notes = [
+            f"x100, best first. `{headline}` is not a mean over units, so it has no interval and no paired test: "
+            "the runs are ranked, not tested against each other (the breakdowns below compare what can be)."
+        ]
+        return Table(benchmark.title, header, rows, [*notes, *warnings(view, best)], lead=lead)
     notes = [
         f"x100, best first. Distinguishable from the best (the highest `{headline}` among the runs that can be "
         f"compared): the report's paired test on `{headline}` (Paired comparisons below: the units both runs "

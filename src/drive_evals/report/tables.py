@@ -72,9 +72,11 @@ class Table:
 
 
 def estimate(run: Run, metric: str) -> Estimate:
-    """The log's value and clustered standard error of `metric`, with the number of units behind it."""
+    """The log's value and clustered standard error of `metric`, with the number of units behind it. A metric that is
+    not a mean over units (VLADBench's official ratios of sums) is the logged value alone, with no interval."""
     unit_metric = run.benchmark.unit_metric(metric)
-    assert unit_metric is not None, metric
+    if unit_metric is None:
+        return Estimate(run.metrics.get(metric, math.nan), math.nan, len(run.units), from_samples=False)
     rows = [(v, u.cluster, u.group) for u in run.units.values() if (v := unit_value(u, unit_metric)) is not None]
     values, clusters, groups = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
     if unit_metric.grouped:

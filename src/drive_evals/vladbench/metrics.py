@@ -1,0 +1,106 @@
+"""VLADBench metrics: the official task scores, aspect means and total, from the per-question verdicts.
+
+A sample is one question, but a task's score is not a mean over its questions: the grounding mean IoU counts box
+questions only, the judge tasks split yes/no from descriptive questions, and the tip-consistency term pairs two
+questions of one sample. So the metric regroups the questions as VLMEvalKit does (per task, consecutive rows with
+one `dindex`, file order) and applies `aggregate`. Values are fractions (the official numbers / 100): `total`
+first (the headline), then each aspect's mean, then each task's score.
+
+A task whose official score is undefined on the questions present (a grounding task without its box question, a
+judge task without a yes/no question) is left out: that happens only while a run is in progress or under
+`--limit`/`--sample-id`, since the data checks refuse a selection where it would happen in a full run.
+
+No standard error is logged: the total is a ratio of sums with pair terms, and no interval has been shown to cover
+for it yet. A question whose sample errored (`--fail-on-error` below 1, `--continue-on-fail`; `drive_evals.attempts`
+finds them) counts as VLMEvalKit counts a failed call, whose error text it scores: no credit, no obey, 0 in the
+pairs; `missing_units` counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_ai.scorer import Metric, SampleScore, Value, metric
+
+from drive_evals.started_samples import missing_units
+from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
+from drive_evals.vladbench.dataset import TASK_KEY
+from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, Verdict, clean_string, is_localisation
+from drive_evals.vladbench.taxonomy import BY_NAME, TASKS
+
+TOTAL = "total"
+CORRECT_KEY = "correct"
+OBEY_KEY = "obey"
+IOU_KEY = "iou"
+PAIRED_KEY = "paired"
+PERCENT = 100.0
+MISSING_UNITS = "missing_units"
+MISSING_VALUE = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0, IOU_KEY: 0.0, PAIRED_KEY: 1.0}
+"""A question without a reply: VLMEvalKit scores the failure text (`Failed to obtain answer ...`), which earns
+nothing and, in the relation and lane tasks, enters the pairs as 0."""
+
+
+def verdict_of(value: Mapping[str, Any], metadata: Mapping[str, Any]) -> Verdict:
+    """A question's verdict from its score value and its sample metadata (what is fixed by the data)."""
+    task = BY_NAME[str(metadata[TASK_KEY])]
+    question, answer = str(metadata["question"]), str(metadata["answer"])
+    return Verdict(
+        correct=float(value.get(CORRECT_KEY, 0.0)),
+        obey=float(value.get(OBEY_KEY, 0.0)) >= 0.5,
+        localisation=task.scorer == "grounding" and is_localisation(question),
+        iou=float(value.get(IOU_KEY, 0.0)),
+        yes_no=task.scorer == "judge" and clean_string(answer).lower() in JUDGEMENT_ANSWERS,
+        paired=float(value.get(PAIRED_KEY, 0.0)) >= 0.5,
+    )
+
+
+def task_results(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, TaskResult]:
+    """(score value, sample metadata) per question -> official result per task present, in official order."""
+    by_task: dict[str, list[tuple[int, str, Verdict]]] = {}
+    for value, metadata in rows:
+        entry = (int(metadata["row"]), str(metadata["dindex"]), verdict_of(value, metadata))
+        by_task.setdefault(str(metadata[TASK_KEY]), []).append(entry)
+    results: dict[str, TaskResult] = {}
+    for task in TASKS:
+        if task.name not in by_task:
+            continue
+        samples: list[list[Verdict]] = []
+        previous: str | None = None
+        for _, dindex, verdict in sorted(by_task[task.name], key=lambda entry: entry[0]):
+            if dindex != previous:  # a new sample wherever dindex changes between consecutive rows, as officially
+                samples.append([])
+            samples[-1].append(verdict)
+            previous = dindex
+        try:
+            results[task.name] = task_result(task, samples)
+        except ValueError:
+            continue  # undefined on the questions present: only in a partial run (see the module docstring)
+    return results
+
+
+def official_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
+    """`total`, the aspects and the tasks as fractions."""
+    if not results:
+        return {}
+    return {
+        TOTAL: total_score(results) / PERCENT,
+        **{aspect: score / PERCENT for aspect, score in aspect_scores(results).items()},
+        **{name: result.score / PERCENT for name, result in results.items()},
+    }
+
+
+@metric
+def vladbench_scores() -> Metric:
+    """`total` (question-weighted over the tasks present: the headline), each aspect, each task, and
+    `missing_units`, the planned questions without a score (counted as failed calls)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        rows: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = [
+            (score.score.value, score.sample_metadata or {}) for score in scores if isinstance(score.score.value, dict)
+        ]
+        missing = missing_units(scores)
+        rows.extend((MISSING_VALUE, unit) for unit in missing)
+        return {**official_scores(task_results(rows)), MISSING_UNITS: len(missing)}
+
+    return compute

@@ -1,0 +1,114 @@
+"""VLADBench end to end on the demo data, in-process: chance (recomputed independently), a perfect model, and the
+prompt as VLMEvalKit sends it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import vladbench_official as vk
+from fake_models import image_digest
+from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
+from inspect_runs import eval_in_process, metrics, mockllm
+
+from drive_evals.data import demo_dir
+from drive_evals.data_warnings import DataWarnings
+from drive_evals.vladbench.records import TSV_FILE, load_records
+from drive_evals.vladbench.rules import gold_box
+from drive_evals.vladbench.taxonomy import BY_NAME, TASKS, parse_tasks
+
+SCORER = "vladbench_scorer"
+TASK = "drive_evals/vladbench"
+DEMO = {"data": "demo"}
+
+
+def demo_records() -> dict[tuple[str, str], tuple[str, str, tuple[float, float] | None]]:
+    """(question text, first image digest) -> (task, answer, dimension) over the demo (tasks share questions)."""
+    root = demo_dir("vladbench")
+    records = load_records(root / TSV_FILE, parse_tasks(None), DataWarnings("test"))
+    return {(r.question, image_digest(str(root / r.images[0]))): (r.task, r.answer, r.dimension) for r in records}
+
+
+def perfect_reply(messages: list[ChatMessage]) -> str:
+    """The reference, boxes on VLMEvalKit's 0-1000 grid; the request must be the images and then the question."""
+    (message,) = messages
+    assert isinstance(message, ChatMessageUser) and isinstance(message.content, list)
+    *parts, question = message.content
+    images = [part for part in parts if isinstance(part, ContentImage)]
+    assert images and len(images) == len(parts) and isinstance(question, ContentText)
+    task, answer, dimension = demo_records()[(question.text, image_digest(images[0].image))]
+    if BY_NAME[task].scorer == "grounding" and answer.startswith("[") and dimension is not None:
+        return str(gold_box(answer, dimension, "norm1000"))
+    return answer
+
+
+def test_perfect_model(tmp_path: Path) -> None:
+    """Every task scores 1, except Risk_Prediction: its verbatim option holds `;`, which fails VLMEvalKit's obey
+    check (70 * 1 + 10 * 1 + 20 * 0.5 = 90)."""
+    log = eval_in_process(TASK, tmp_path / "logs", model=mockllm(perfect_reply), task_args=DEMO)
+    values = metrics(log, SCORER)
+    for task in TASKS:
+        expected = 0.9 if task.name == "Risk_Prediction" else 1.0
+        assert values[task.name] == pytest.approx(expected), task.name
+    assert 0.99 < values["total"] < 1.0
+    assert log.eval.metadata is not None and log.eval.metadata["data"]["source"] == "demo"
+
+
+def test_chance_total_matches_the_restated_official_scorer(tmp_path: Path) -> None:
+    """Regroup the logged replies as VLMEvalKit does and score them with the restated official functions."""
+    log = eval_in_process(TASK, tmp_path / "logs", model="chance/random", task_args=DEMO)
+    values = metrics(log, SCORER)
+    assert log.samples is not None and len(log.samples) == len(demo_records())
+    by_task: dict[str, list[dict[str, list[object]]]] = {}
+    for sample in sorted(log.samples, key=lambda s: s.metadata["row"]):
+        meta = sample.metadata
+        groups = by_task.setdefault(meta["task"], [])
+        if not groups or groups[-1]["dindex"][0] != meta["dindex"]:
+            groups.append(
+                {"dindex": [meta["dindex"]], "questions": [], "reference": [], "prediction": [], "dimension": []}
+            )
+        reply = sample.store["reply_text"]
+        groups[-1]["questions"].append(meta["question"])
+        groups[-1]["reference"].append(meta["answer"])
+        groups[-1]["prediction"].append(reply if reply else math.nan)
+        groups[-1]["dimension"].append(meta["dimension"])
+    functions = {"general": vk.general, "relation": vk.relation, "road_change": vk.road_change,
+                 "road_speed": vk.road_speed, "judge": vk.judge}  # fmt: skip
+    weighted = questions = 0.0
+    for task in TASKS:
+        samples = by_task[task.name]
+        if task.scorer == "grounding":
+            result = vk.grounding(samples, box_format="norm1000")
+        else:
+            result = functions[task.scorer](samples)
+        score = vk.composite(result, task.weights)
+        assert values[task.name] == pytest.approx(score / 100, abs=1e-12), task.name
+        weighted += result[0] * score
+        questions += result[0]
+    assert values["total"] == pytest.approx(weighted / questions / 100, abs=1e-12)
+
+
+def test_task_selection_by_aspect(tmp_path: Path) -> None:
+    log = eval_in_process(
+        TASK, tmp_path / "logs", model="chance/random", task_args={**DEMO, "tasks": "Behavior_Understanding"}
+    )
+    values = metrics(log, SCORER)
+    assert {"total", "Behavior_Understanding", "Vehicle_Bahavior", "VRU_Bahavior"} <= set(values)
+    assert "Traffic_Light" not in values
+
+
+def test_errored_questions_count_as_failed_calls(tmp_path: Path) -> None:
+    """A question whose call fails stays in its task's denominator with no credit, as VLMEvalKit scores its failure
+    text; `missing_units` counts it."""
+
+    def reply(messages: list[ChatMessage]) -> str:
+        if "What is the weather in the image?" in messages[0].text:
+            raise RuntimeError("simulated provider failure")
+        return perfect_reply(messages)
+
+    log = eval_in_process(TASK, tmp_path / "logs", model=mockllm(reply), task_args=DEMO, fail_on_error=False)
+    values = metrics(log, SCORER)
+    assert values["missing_units"] == 1 and values["Weather"] == 0.0
+    # 58 questions at 100, Risk_Prediction's 2 at 90, the failed one at 0
+    assert values["total"] == pytest.approx((58 * 1.0 + 2 * 0.9) / 61)
