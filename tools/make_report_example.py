@@ -6,8 +6,8 @@ screen; or check that the docs still quote what the report prints.
     python tools/make_report_example.py --check         # regenerate in a scratch directory, compare, exit 1 if stale
     python tools/make_report_example.py --replicates 20 # only the screenshot, of 20 chance replicates (some minutes)
 
-Runs the offline comparison recipe (`OFFLINE=1 bash examples/compare/run.sh`: three chance replicates on both
-benchmarks, or N with --replicates), plus one SURDS run in the other record order, which the report must flag as not
+Runs the offline comparison recipe (`OFFLINE=1 bash examples/compare/run.sh`: three chance replicates on every
+benchmark, or N with --replicates), plus one SURDS run in the other record order, which the report must flag as not
 comparable. Logs go to logs/report-example (replaced), so the example's `inspect view` commands work from the
 repository root. The check compares the report's first screen ("At a glance", Markdown) with the copy between the
 `glance` markers in docs/comparing.md and with docs/example-report.md.

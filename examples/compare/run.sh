@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compare models on both benchmarks with one resumable `inspect eval-set`, then write the comparison report.
+# Compare models on every benchmark with one resumable `inspect eval-set`, then write the comparison report.
 #
 #   bash examples/compare/run.sh                # models.txt, tasks.yaml (API keys in the environment)
 #   OFFLINE=1 bash examples/compare/run.sh      # models-offline.txt, tasks-offline.yaml: chance, demo data
@@ -24,6 +24,9 @@ while IFS= read -r line; do
   [[ -z "${line// }" || "$line" == \#* ]] || specs+=(--model-spec "$line")
 done <"$models"
 
-inspect eval-set drive_evals/surds drive_evals/drivelmm_o1 "${specs[@]}" \
+# One grader role serves both judged benchmarks: DriveLMM-o1's official judge is gpt-4o-mini, DriveBench's is
+# gpt-3.5-turbo (docs/drivebench.md); to judge each with its own, run them as two eval-sets with their own GRADER.
+benchmarks=(drive_evals/surds drive_evals/drivelmm_o1 drive_evals/drivebench drive_evals/vladbench)
+inspect eval-set "${benchmarks[@]}" "${specs[@]}" \
   --model-role "grader=$grader" --task-config "$tasks" --log-dir "$log_root/main" "$@"
 drive-evals report "$log_root" --out "${REPORT_DIR:-report/compare$suffix}"

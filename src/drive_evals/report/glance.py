@@ -25,9 +25,33 @@ WARNING = "⚠"
 """Notes that start with it are warnings: the HTML page sets them apart from the reading notes."""
 
 
-def glance_table(view: BenchmarkView) -> Table:
+HOW_TO_READ = (
+    "At a glance: x100, best first. Distinguishable from the best (the highest headline among the runs that can be "
+    "compared): the report's paired test on the headline (Paired comparisons in each benchmark's section) finds a "
+    "difference at the 5% level after Holm's adjustment over every pair of models (p (Holm) < 0.05); not "
+    "distinguishable: it does not. − best: the pair's difference and 95% interval, not adjusted over the pairs, so "
+    "among many models an interval can exclude 0 where p (Holm) finds no difference."
+)
+"""Said once above the first screen's tables; each table says only which test and clusters it uses."""
+
+
+def demo_warning(runs: list[Run]) -> str | None:
+    """The demo-data warning for `runs`, None when none read the demo data."""
+    demo = [run for run in runs if run.demo]
+    if not demo:
+        return None
+    who = "every run" if len(demo) == len(runs) else f"{len(demo)} of {len(runs)} runs"
+    return (
+        f"{WARNING} Demo data: {who} read the synthetic demo data shipped with the package (`-T data=demo`), "
+        "made to exercise the pipeline: the scores say nothing about the models and are not comparable with "
+        "the papers' numbers."
+    )
+
+
+def glance_table(view: BenchmarkView, demo_said: bool = False) -> Table:
     """One row per normal run in headline order: the headline [95% CI], its paired difference from the best run of
-    the main comparable group, the Holm-adjusted p-value and the verdict; reading notes, then warnings."""
+    the main comparable group, the Holm-adjusted p-value and the verdict; reading notes, then warnings (the demo-data
+    one only unless `demo_said`: the page said it once for every run)."""
     benchmark = view.benchmark
     headline = benchmark.headline
     runs = [run for run in view.runs if not run.blind]
@@ -60,16 +84,9 @@ def glance_table(view: BenchmarkView) -> Table:
             f"x100, best first. `{headline}` is not a mean over units, so it has no interval and no paired test: "
             "the runs are ranked, not tested against each other (the breakdowns below compare what can be)."
         ]
-        return Table(benchmark.title, header, rows, [*notes, *warnings(view, best)], lead=lead)
-    notes = [
-        f"x100, best first. Distinguishable from the best (the highest `{headline}` among the runs that can be "
-        f"compared): the report's paired test on `{headline}` (Paired comparisons below: the units both runs "
-        f"answered, clustered by {benchmark.cluster_key}) finds a difference at the 5% level after Holm's "
-        "adjustment over every pair of models (p (Holm) < 0.05); not distinguishable: it does not. − best: this "
-        "pair's difference and 95% interval, not adjusted over the pairs, so among many models an interval can "
-        "exclude 0 where p (Holm) finds no difference."
-    ]
-    return Table(benchmark.title, header, rows, [*notes, *warnings(view, best)], lead=lead)
+        return Table(benchmark.title, header, rows, [*notes, *warnings(view, best, demo_said)], lead=lead)
+    notes = [f"Paired test on `{headline}` over the units both runs answered, clustered by {benchmark.cluster_key}."]
+    return Table(benchmark.title, header, rows, [*notes, *warnings(view, best, demo_said)], lead=lead)
 
 
 LISTED = 4
@@ -112,20 +129,14 @@ def _versus_best(comparison: Comparison, best: Run) -> list[str]:
     return [interval, p_text(comparison.p_holm, result.exact_p), verdict]
 
 
-def warnings(view: BenchmarkView, best: Run | None) -> list[str]:
+def warnings(view: BenchmarkView, best: Run | None, demo_said: bool = False) -> list[str]:
     """What changes how the screen reads: demo data, too few clusters, missing units, runs not comparable."""
     benchmark = view.benchmark
     runs = [run for run in view.runs if not run.blind]
     cluster = benchmark.cluster_key
     found = []
-    demo = [run for run in runs if run.demo]
-    if demo:
-        who = "every run" if len(demo) == len(runs) else f"{len(demo)} of {len(runs)} runs"
-        found.append(
-            f"{WARNING} Demo data: {who} read the synthetic demo data shipped with the package (`-T data=demo`), "
-            "made to exercise the pipeline: the scores say nothing about the models and are not comparable with "
-            "the papers' numbers."
-        )
+    if not demo_said and (demo := demo_warning(runs)) is not None:
+        found.append(demo)
     headline = [c for c in view.comparisons if c.metric == benchmark.headline]
     untestable = [c for c in headline if c.result.no_interval]
     clusters = sorted({len({u.cluster for u in run.units.values()}) for run in runs})

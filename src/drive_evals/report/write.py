@@ -23,7 +23,7 @@ from drive_evals.report.breakdown import (
 from drive_evals.report.breakdown import csv_rows as breakdown_csv_rows
 from drive_evals.report.breakdown_plot import breakdown_plot
 from drive_evals.report.compare import BenchmarkView, build_view
-from drive_evals.report.glance import glance_table
+from drive_evals.report.glance import HOW_TO_READ, demo_warning, glance_table
 from drive_evals.report.plots import score_plot
 from drive_evals.report.render import Plot, Section, html_page, markdown, write_csv
 from drive_evals.report.runs import Run, load_runs
@@ -72,13 +72,17 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
         by_benchmark[run.benchmark.key].append(run)
     views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
     breakdowns = {view.benchmark.key: build_breakdown(view) for view in views}
-    sections = [Section(GLANCE_TITLE, [glance_table(view) for view in views], [], folds=False)]
+    every_demo = demo_warning(runs) if all(run.demo for run in runs) else None
+    glance = [glance_table(view, demo_said=every_demo is not None) for view in views]
+    sections = [Section(GLANCE_TITLE, glance, [], folds=False)]
     for view in views:
         sections += [_section(view, shown_dir), _breakdown_section(view, breakdowns[view.benchmark.key])]
     preamble = [
         f"Logs: `{shown_dir}` ({len(runs)} runs). Numbers x100. "
         f"Regenerate with `drive-evals report {shown_dir} --out {out_dir}`.",
         *notes,
+        *([every_demo] if every_demo else []),
+        HOW_TO_READ,
     ]
     csv_files = []
     for view in views:
