@@ -14,7 +14,7 @@ table shows why the choice was made (docs/statistics.md). Then a power check of 
     python benchmarks/bench_coverage.py --workers 2   # the full table into docs/statistics.md (slow)
     python benchmarks/bench_coverage.py --others 0 --clusters 20 --shapes paired-effect --no-write   # one cell
 
-tests/test_coverage.py runs a small fixed-seed slice of the same simulation.
+tests/stats/test_coverage.py runs a small fixed-seed slice of the same simulation.
 """
 
 from __future__ import annotations

@@ -95,7 +95,8 @@ def main() -> None:
         body = table(["owner of the innermost known frame", "share of CPU samples"], rows)
         notes = [
             f"- {requests} requests, {total} samples at {SAMPLE_RATE} Hz (py-spy); the raw profile (collapsed stacks, "
-            f"for speedscope or flamegraph.pl) is kept in `{raw}`."
+            f"for speedscope or flamegraph.pl) is kept in `profiles/{raw.name}` under the bench directory "
+            "(`DRIVE_EVALS_BENCH_DIR`, default `~/.cache/drive_evals/bench`)."
         ]
         command_text = " ".join(["python benchmarks/profile_surds.py", f"--limit {args.limit}", *args.options])
         report(f"Where the CPU of a SURDS run goes ({args.limit} units)", command_text, body, notes)

@@ -61,6 +61,19 @@ def benchmark_imports(source: Path) -> list[str]:
     ]
 
 
+def cross_benchmark_imports(source: Path) -> list[str]:
+    """Imports of one benchmark package from another: what two benchmarks share belongs in shared code."""
+    packages = benchmark_packages(source)
+    found = []
+    for package in packages:
+        others = tuple(f"{drive_evals.__name__}.{other}" for other in packages if other != package)
+        for path in sorted((source / package).rglob("*.py")):
+            for line, name in imported_modules(ast.parse(path.read_text())):
+                if name in others or name.startswith(tuple(f"{o}." for o in others)):
+                    found.append(f"{path.relative_to(source)}:{line} {name}")
+    return found
+
+
 def string_literals(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """(line, text) of every string constant except docstrings."""
     docstrings = {
@@ -106,13 +119,17 @@ def _is_phrase(text: str) -> bool:
     return len(text) >= MIN_FRAGMENT and any(character.isspace() for character in text)
 
 
-def test_both_benchmarks_are_found_with_their_protocol() -> None:
-    assert {"surds", "drivelmm_o1"} <= set(benchmark_packages(SOURCE))
+def test_every_benchmark_is_found_with_its_protocol() -> None:
+    assert {"surds", "drivelmm_o1", "drivebench", "vladbench"} <= set(benchmark_packages(SOURCE))
     assert {"Overall Score", r"([A-F])\)\s*(.+)"} <= set(protocol_strings(SOURCE))
 
 
 def test_no_shared_module_imports_a_benchmark_but_the_registry() -> None:
     assert benchmark_imports(SOURCE) == []
+
+
+def test_no_benchmark_package_imports_another() -> None:
+    assert cross_benchmark_imports(SOURCE) == []
 
 
 def test_no_benchmark_protocol_string_is_copied_into_shared_code() -> None:
@@ -128,6 +145,8 @@ def leaky_tree(tmp_path: Path) -> Path:
     (tmp_path / "shared.py").write_text(
         f'"""Answer in the form [x, y]."""\nfrom {drive_evals.__name__} import bench\nMARK = "form [x, y]"\n'
     )
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "benchmark.py").write_text(f"from {drive_evals.__name__}.bench import prompts\n")
     (tmp_path / "clean.py").write_text('"""Answer in the form [x, y] (a docstring may say it)."""\n')
     return tmp_path
 
@@ -135,3 +154,4 @@ def leaky_tree(tmp_path: Path) -> Path:
 def test_the_checks_catch_an_import_and_a_copy(leaky_tree: Path) -> None:
     assert benchmark_imports(leaky_tree) == [f"shared.py:2 {drive_evals.__name__}.bench"]
     assert copied_protocol(leaky_tree) == ["shared.py:3 'form [x, y]'"]
+    assert cross_benchmark_imports(leaky_tree)[0] == f"other/benchmark.py:1 {drive_evals.__name__}.bench"

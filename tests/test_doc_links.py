@@ -35,9 +35,6 @@ CHECKED_SPANS = [
     *sorted((ROOT / "docs").glob("*.md")),
 ]
 """The pages whose code spans name repository paths (CHANGELOG.md is history: it names what existed then)."""
-BEING_REWRITTEN = {"CONTRIBUTING.md", "docs/performance.md", "docs/performance-results.md", "docs/statistics.md"}
-"""TEMPORARY allow-list: pages another branch (trim34) is rewriting now; their findings went to the integrator
-instead of being fixed here. Empty this set once trim34 is merged."""
 SOURCE = ROOT / "src" / "drive_evals"
 TOP_FOLDERS = ("src/", "tests/", "tools/", "benchmarks/", "docs/", "examples/", ".ci/", ".github/")
 PACKAGE_FOLDERS = tuple(f"{d.name}/" for d in sorted(SOURCE.iterdir()) if d.is_dir() and not d.name.startswith("_"))
@@ -129,9 +126,6 @@ def test_every_relative_link_resolves(document: Path) -> None:
 
 @pytest.mark.parametrize("document", CHECKED_SPANS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_code_spans_name_existing_paths_and_tests(document: Path) -> None:
-    name = document.relative_to(ROOT).as_posix()
-    if name in BEING_REWRITTEN:
-        pytest.skip(f"{name} is being rewritten on branch trim34 (BEING_REWRITTEN)")
     text = document.read_text(encoding="utf-8")
     assert stale_spans(text) == []
     assert machine_paths(text) == [], "absolute paths of one machine: use a relative path or a placeholder"

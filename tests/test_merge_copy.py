@@ -17,9 +17,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import QUIET
 from merge_reference import reference_merge, shard_order
 
+from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.cli import eval_zip
 from drive_evals.cli.merge import MergeError, merge_shards
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE
 
 CHANCE = "chance/random"
 RUN_ID_FIELDS = ("eval_id",)

@@ -26,8 +26,7 @@ from inspect_runs import eval_in_process, mockllm
 from PIL import Image
 
 from drive_evals.drivelmm_o1.judge_meta.task import RESPONSE_SOURCE, replay_response
-from drive_evals.drivelmm_o1.solver import generate_raw_reply
-from drive_evals.replies import REBUILT_STORE_KEY, REPLY_STORE_KEY
+from drive_evals.replies import REBUILT_STORE_KEY, REPLY_STORE_KEY, generate_raw_reply
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.surds.solver import COMPLETIONS_KEY, answer_each_prompt
 

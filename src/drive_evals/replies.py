@@ -43,7 +43,7 @@ from inspect_ai.model._model import ModelEventSink, _model_event_sink, use_model
 # own think block, so that block is not put back a second time by `rebuilt_text`.
 from inspect_ai.model._reasoning import parse_content_with_reasoning
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
-from inspect_ai.solver import Generate, TaskState
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.data import cache_dir
 from drive_evals.unanswered import stop_unanswered
@@ -323,3 +323,17 @@ def replies_rebuilt() -> Metric:
 def stopped_at_token_limit(output: ModelOutput) -> bool:
     """Whether the completion was cut by the output token limit (`--max-tokens`)."""
     return bool(output.choices) and output.stop_reason == TOKEN_LIMIT_STOP
+
+
+@solver
+def generate_raw_reply() -> Solver:
+    """`generate()`, keeping the reply as the provider returned it (the store's `REPLY_STORE_KEY`) for the scorer's
+    rules and judges, and why it had to be rebuilt when it had (`REBUILT_STORE_KEY`)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state, reply = await generate_reply(state, generate)
+        state.store.set(REPLY_STORE_KEY, reply.text)
+        state.store.set(REBUILT_STORE_KEY, [reply.why])
+        return state
+
+    return solve

@@ -9,7 +9,7 @@ hung attempt ends at `--attempt-timeout` (the judge's own `attempt_timeout`), el
 
 When the model under test gives up, the sample fails with `ModelUnansweredError` (one line), and the run stops as
 Inspect stops on a sample error; a judge that gives up is one API error for the judge breaker
-(drivelmm_o1/judge_guard.py), which stops the run at `judge_error_limit`.
+(judge_guard.py), which stops the run at `judge_error_limit`.
 """
 
 from __future__ import annotations

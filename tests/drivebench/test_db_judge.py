@@ -8,7 +8,7 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, Model
 from inspect_runs import mockllm
 
 from drive_evals.drivebench.judge import judge_config, judge_reply, read_score
-from drive_evals.drivelmm_o1.judge_guard import JudgeBreaker
+from drive_evals.judge_guard import JudgeBreaker
 
 
 @pytest.mark.parametrize(

@@ -21,15 +21,10 @@ from inspect_ai.model import ModelName, get_model
 from inspect_ai.solver import TaskState
 from inspect_runs import QUIET, RUNNER
 
-from drive_evals.drivelmm_o1.judge_guard import (
-    DEFAULT_GRADER,
-    JudgeBreaker,
-    JudgeStoppedError,
-    plain_reason,
-    stop_when_judge_down,
-)
+from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER
 from drive_evals.endpoints import SWITCH_ENV
 from drive_evals.errors import JudgeUnavailableError
+from drive_evals.judge_guard import JudgeBreaker, JudgeStoppedError, plain_reason, stop_when_judge_down
 
 O1 = "drive_evals/drivelmm_o1"
 JUDGE_TASK = "drive_evals/drivelmm_o1_judge"

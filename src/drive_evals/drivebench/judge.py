@@ -14,18 +14,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspect_ai.model import CachePolicy, ChatMessageUser, GenerateConfig, Model, get_model, model_roles
+from inspect_ai.model import CachePolicy, ChatMessageUser, GenerateConfig, Model
 from inspect_ai.util import LimitExceededError
 
 from drive_evals.drivebench.prompts import JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE, SCORE_PATTERN
-from drive_evals.drivelmm_o1.judge_guard import GRADER_ROLE, JudgeBreaker, plain_reason
-from drive_evals.errors import JudgeUnavailableError
+from drive_evals.judge_guard import JudgeBreaker, plain_reason
+from drive_evals.judge_guard import graders as bound_graders
+from drive_evals.judge_guard import preflight_graders as preflight_bound_graders
 
 DEFAULT_GRADER = "openai/gpt-3.5-turbo-0125"
 """The snapshot the official alias `gpt-3.5-turbo` has named since February 2024 (the toolkit is from 2025)."""
 JUDGE_ATTEMPTS = 3
 """One call plus two retries for a reply without a readable score."""
 ATTEMPT_SCOPE = "drivebench_judge_attempt"
+JUDGE_OFF_ADVICE = "Pass -T judge=false to score MCQ accuracy (and the language metrics) only."
 RAW_REPLY_CHARS = 4000
 SCORE_MAX = 100
 """The rubric's scale; the official pattern reads up to 999 and nothing clamps it."""
@@ -39,24 +41,12 @@ def read_score(reply: str) -> int | None:
 
 def graders() -> list[Model]:
     """The models bound to the `grader` role (several form a panel), else the pinned default judge."""
-    bound = model_roles().get(GRADER_ROLE)
-    if isinstance(bound, list) and bound:
-        return bound
-    if isinstance(bound, Model):
-        return [bound]
-    return [get_model(role=GRADER_ROLE, default=DEFAULT_GRADER)]
+    return bound_graders(DEFAULT_GRADER)
 
 
 def preflight_graders() -> list[str]:
     """Resolve the judge while the task is built, so a missing key fails before any generation is paid for."""
-    try:
-        return [str(model) for model in graders()]
-    except Exception as error:
-        raise JudgeUnavailableError(
-            f"The judge cannot be used, so no sample was run: role '{GRADER_ROLE}' (default {DEFAULT_GRADER}): "
-            f"{plain_reason(error)}. Bind another with --model-role grader=<provider>/<model>, or pass "
-            "-T judge=false to score MCQ accuracy (and the language metrics) only."
-        ) from error
+    return preflight_bound_graders(DEFAULT_GRADER, JUDGE_OFF_ADVICE)
 
 
 def judge_config() -> GenerateConfig:

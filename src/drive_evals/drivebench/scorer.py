@@ -28,7 +28,7 @@ from drive_evals.drivebench.metrics import (
     drivebench_metrics,
 )
 from drive_evals.drivebench.prompts import judge_message
-from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
+from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.replies import (
     NO_CALL,
     REBUILT_STORE_KEY,

@@ -15,11 +15,6 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivebench.prompts import prompt_text
-from drive_evals.drivelmm_o1.solver import generate_raw_reply
-
-__all__ = ["generate_raw_reply", "input_images", "official_message", "official_prompt"]
-"""`generate_raw_reply` (generation keeping the provider's raw text) is DriveLMM-o1's, re-exported until it moves
-to shared code."""
 
 
 def official_message(cameras: Sequence[str], question: str, images: Sequence[Content]) -> ChatMessageUser:

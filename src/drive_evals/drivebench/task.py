@@ -30,11 +30,12 @@ from drive_evals.drivebench.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE, 
 from drive_evals.drivebench.records import DBRecord
 from drive_evals.drivebench.scorer import drivebench_scorer
 from drive_evals.drivebench.settings import parse_settings
-from drive_evals.drivebench.solver import generate_raw_reply, official_prompt
-from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
+from drive_evals.drivebench.solver import official_prompt
 from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import route_errors_to_stderr
+from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
 from drive_evals.params import flag, optional_text, reject_unknown, text, whole
+from drive_evals.replies import generate_raw_reply
 from drive_evals.shard import parse_shard
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register

@@ -24,7 +24,6 @@ from inspect_ai.model import (
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.util import JSONSchema, LimitExceededError, json_schema
 
-from drive_evals.drivelmm_o1.judge_guard import JudgeBreaker, plain_reason
 from drive_evals.drivelmm_o1.prompts import (
     JUDGE_MAX_TOKENS,
     JUDGE_SCHEMA_NAME,
@@ -33,12 +32,30 @@ from drive_evals.drivelmm_o1.prompts import (
     judge_user_message,
 )
 from drive_evals.drivelmm_o1.rubric import EvaluationScores, RubricParse, parse_judge_reply
+from drive_evals.judge_guard import JudgeBreaker, plain_reason
+from drive_evals.judge_guard import graders as bound_graders
+from drive_evals.judge_guard import preflight_graders as preflight_bound_graders
 
+DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
+"""The pinned snapshot of `gpt-4o-mini`, the judge the released evaluation script calls (the paper's text says
+GPT-4o: bind `--model-role grader=openai/gpt-4o-2024-08-06` to follow the text)."""
+JUDGE_OFF_ADVICE = "Pass -T judge=false to score MCQ accuracy only."
+"""The way around a missing judge for `drivelmm_o1`; a task that cannot run without one passes its own advice."""
 JUDGE_ATTEMPTS = 3
 """One call plus two retries for a reply that fails validation (API errors are retried by Inspect itself)."""
 ATTEMPT_SCOPE = "drive_evals_judge_attempt"
 RAW_REPLY_CHARS = 4000
 """Raw judge replies are kept in the log up to this length (a runaway reply is cut, with a marker)."""
+
+
+def graders() -> list[Model]:
+    """The models bound to the `grader` role, else DriveLMM-o1's default judge."""
+    return bound_graders(DEFAULT_GRADER)
+
+
+def preflight_graders(advice: str = JUDGE_OFF_ADVICE) -> list[str]:
+    """`judge_guard.preflight_graders` with DriveLMM-o1's default judge."""
+    return preflight_bound_graders(DEFAULT_GRADER, advice)
 
 
 @dataclass

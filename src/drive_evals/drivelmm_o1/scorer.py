@@ -15,8 +15,7 @@ from inspect_ai.log import transcript
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, Judgement, judge_response
-from drive_evals.drivelmm_o1.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, graders
+from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, Judgement, graders, judge_response
 from drive_evals.drivelmm_o1.mcq import MCQResult, lenient_correct, official_correct
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
@@ -40,6 +39,7 @@ from drive_evals.drivelmm_o1.metrics import (
 )
 from drive_evals.drivelmm_o1.prompts import judge_user_message
 from drive_evals.drivelmm_o1.rubric import criterion_fractions, judge_overall, reasoning_score
+from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.replies import (
     NO_CALL,
     REBUILT_STORE_KEY,

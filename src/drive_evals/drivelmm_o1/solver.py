@@ -13,7 +13,6 @@ from inspect_ai.model import ChatMessageUser, Content, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.drivelmm_o1.prompts import MODEL_PROMPT
-from drive_evals.replies import REBUILT_STORE_KEY, REPLY_STORE_KEY, generate_reply
 
 
 def official_message(question: str, images: Sequence[Content]) -> ChatMessageUser:
@@ -39,19 +38,6 @@ def official_prompt() -> Solver:
             raise ValueError("a DriveLMM-o1 sample input is one user message")
         question, images = input_parts(message)
         state.messages = [official_message(question, images)]
-        return state
-
-    return solve
-
-
-@solver
-def generate_raw_reply() -> Solver:
-    """`generate()`, keeping the reply as the provider returned it for the judge and the MCQ rules."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state, reply = await generate_reply(state, generate)
-        state.store.set(REPLY_STORE_KEY, reply.text)
-        state.store.set(REBUILT_STORE_KEY, [reply.why])
         return state
 
     return solve

@@ -15,15 +15,7 @@ from drive_evals.drivelmm_o1.dataset import (
     parse_image_mode,
 )
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE
-from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS
-from drive_evals.drivelmm_o1.judge_guard import (
-    DEFAULT_GRADER,
-    DEFAULT_JUDGE_ERROR_LIMIT,
-    JudgeBreaker,
-    graders,
-    preflight_graders,
-    stop_when_judge_down,
-)
+from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS, graders, preflight_graders
 from drive_evals.drivelmm_o1.lidar import DEFAULT_RANGE_M, DEFAULT_RESOLUTION_M, check_lidar
 from drive_evals.drivelmm_o1.metrics import (
     CRITERION_NAMES,
@@ -39,10 +31,12 @@ from drive_evals.drivelmm_o1.metrics import (
 )
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
-from drive_evals.drivelmm_o1.solver import generate_raw_reply, official_prompt
+from drive_evals.drivelmm_o1.solver import official_prompt
 from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import route_errors_to_stderr
+from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
 from drive_evals.params import flag, optional_text, reject_unknown, text, whole
+from drive_evals.replies import generate_raw_reply
 from drive_evals.shard import parse_shard
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register

@@ -13,6 +13,7 @@ from drive_evals.data import open_snapshot
 from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import route_errors_to_stderr
 from drive_evals.params import choice, flag, optional_text, reject_unknown, text
+from drive_evals.replies import generate_raw_reply
 from drive_evals.shard import parse_shard
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register
@@ -24,7 +25,6 @@ from drive_evals.vladbench.metrics import CORRECT_KEY, IOU_KEY, OBEY_KEY, PAIRED
 from drive_evals.vladbench.prompts import PROMPTS, PromptVariant
 from drive_evals.vladbench.rules import BOX_FORMATS, OBEY_SEMICOLONS
 from drive_evals.vladbench.scorer import vladbench_scorer
-from drive_evals.vladbench.solver import answer_question
 from drive_evals.vladbench.taxonomy import parse_tasks
 
 HF_DATASET = "depth2world/VLADBench"
@@ -87,7 +87,7 @@ def vladbench(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[record_start(StartedSamples()), answer_question()],
+        solver=[record_start(StartedSamples()), generate_raw_reply()],
         scorer=vladbench_scorer(box_format=box_format, obey_semicolons=obey_semicolons),
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={"benchmark": "vladbench", **built.summary},

@@ -21,15 +21,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.benchmark import DEFAULT_GRADER_KEY, SuiteTask
 from drive_evals.drivelmm_o1.dataset import resolve_test_file
-from drive_evals.drivelmm_o1.judge import JUDGE_ATTEMPTS, judge_response
-from drive_evals.drivelmm_o1.judge_guard import (
-    DEFAULT_GRADER,
-    DEFAULT_JUDGE_ERROR_LIMIT,
-    JudgeBreaker,
-    graders,
-    preflight_graders,
-    stop_when_judge_down,
-)
+from drive_evals.drivelmm_o1.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS, graders, judge_response, preflight_graders
 from drive_evals.drivelmm_o1.judge_meta.degrade import DEGRADATIONS, INJECTIONS, build_variants
 from drive_evals.drivelmm_o1.judge_meta.metrics import JUDGE_SCORE, judge_meta_metrics
 from drive_evals.drivelmm_o1.metrics import JUDGED
@@ -39,6 +31,7 @@ from drive_evals.drivelmm_o1.scorer import GRADER_FAILED
 from drive_evals.drivelmm_o1.task import HF_DATASET
 from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import ParameterError, route_errors_to_stderr
+from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
 from drive_evals.params import optional_text, reject_unknown, text, whole
 from drive_evals.suite import register
 from drive_evals.viewer import sample_list_view

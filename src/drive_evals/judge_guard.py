@@ -1,5 +1,7 @@
 """Never pay for generations that no judge can score: check the judge first, stop when it keeps failing.
 
+Shared by the benchmarks with a judge (DriveLMM-o1, DriveBench); each passes its own default judge and advice.
+
 - `preflight_graders` resolves the `grader` role (the default judge included) while the task is built. That is
   the earliest point Inspect 0.3.285 offers: `eval_resolve_tasks` binds the run's model roles
   (`init_model_roles`) before it calls the task function, and nothing of the task runs before that. Constructing
@@ -24,38 +26,33 @@ from rich.text import Text
 from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.errors import DriveEvalsError, JudgeUnavailableError, report_at_exit
 
-DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
-"""The pinned snapshot of `gpt-4o-mini`, the judge the released evaluation script calls (the paper's text says
-GPT-4o: bind `--model-role grader=openai/gpt-4o-2024-08-06` to follow the text)."""
 DEFAULT_JUDGE_ERROR_LIMIT = 10
 """Consecutive judge API errors that stop a run. Inspect has already retried each call (5xx, 429, timeouts), so
 an error that reaches the scorer is rarely transient; ten in a row is a broken key, model name or account."""
-JUDGE_OFF_ADVICE = "Pass -T judge=false to score MCQ accuracy only."
-"""The way around a missing judge for `drivelmm_o1`; a task that cannot run without one passes its own advice."""
 
 
-def graders() -> list[Model]:
-    """The models bound to the `grader` role (several form a panel), else the documented default judge."""
+def graders(default: str) -> list[Model]:
+    """The models bound to the `grader` role (several form a panel), else the benchmark's `default` judge."""
     bound = model_roles().get(GRADER_ROLE)
     if isinstance(bound, list) and bound:
         return bound
     if isinstance(bound, Model):
         return [bound]
-    return [get_model(role=GRADER_ROLE, default=DEFAULT_GRADER)]
+    return [get_model(role=GRADER_ROLE, default=default)]
 
 
-def preflight_graders(advice: str = JUDGE_OFF_ADVICE) -> list[str]:
-    """Resolve the `grader` role now, as the scorer will; raise `JudgeUnavailableError` naming role, model and why,
-    then `advice` (what the task offers instead).
+def preflight_graders(default: str, advice: str) -> list[str]:
+    """Resolve the `grader` role now, as the scorer will (`default` when unbound); raise `JudgeUnavailableError`
+    naming role, model and why, then `advice` (what the task offers instead).
 
     Models bound with `--model-role` were already built by Inspect when the run started (a missing key fails
     there, with Inspect's message); this catches the default judge, which is only built on first use.
     """
     try:
-        return [str(model) for model in graders()]
+        return [str(model) for model in graders(default)]
     except Exception as error:
         bound = model_roles().get(GRADER_ROLE)
-        model = DEFAULT_GRADER if bound is None else str(bound)
+        model = default if bound is None else str(bound)
         how = " (the default; bind another with --model-role grader=<provider>/<model>)" if bound is None else ""
         raise JudgeUnavailableError(
             f"The judge cannot be used, so no sample was run: role '{GRADER_ROLE}', model {model}{how}: "
