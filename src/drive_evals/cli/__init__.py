@@ -88,7 +88,8 @@ def _describe(args: argparse.Namespace) -> int:
         print("drive-evals describe: --markdown prints every task; give no TASK", file=sys.stderr)
         return 2
     try:
-        print(markdown_page() if args.markdown else describe(args.task), end="" if args.markdown else "\n")
+        text = markdown_page() if args.markdown else describe(args.task) + "\n"  # the page ends in its newline
+        print(text, end="")
     except ParameterError as error:
         print(f"drive-evals describe: {error}", file=sys.stderr)
         return 2

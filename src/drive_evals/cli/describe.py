@@ -24,6 +24,8 @@ from drive_evals.suite import task_functions
 
 UNSET = "unset"
 """How a `None` default prints: the parameter is simply not set (its meaning says what happens then)."""
+REQUIRED = "required"
+"""How a parameter without a default prints."""
 WIDTH = 100
 PARAMETERS_PAGE = "docs/parameters.md"
 """The generated page of every task's parameters, which the README points to."""
@@ -92,7 +94,7 @@ def _type_name(hint: Any) -> str:
 
 def _show_default(default: Any) -> str:
     if default is inspect.Parameter.empty:
-        return "required"
+        return REQUIRED
     if default is None:
         return UNSET
     if isinstance(default, bool):
@@ -127,7 +129,7 @@ def render_markdown(description: TaskDescription) -> str:
         "|---|---|---|---|",
     ]
     for p in description.parameters:
-        default = p.default if p.default in (UNSET, "required") else f"`{p.default}`"
+        default = p.default if p.default in (UNSET, REQUIRED) else f"`{p.default}`"
         annotation = f"`{p.annotation}`" if p.annotation else ""
         lines.append("| " + " | ".join(_cell(c) for c in (f"`{p.name}`", annotation, default, p.meaning)) + " |")
     return "\n".join(lines)
