@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import pytest
 
 from drive_evals.cli import main
-from drive_evals.cli.describe import DocstringError, describe, describe_task, parse_args_section, render
+from drive_evals.cli.describe import (
+    PARAMETERS_PAGE,
+    REGENERATE,
+    DocstringError,
+    describe,
+    describe_task,
+    markdown_page,
+    parse_args_section,
+    render,
+)
 from drive_evals.suite import task_functions
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", list(task_functions()))
@@ -108,3 +120,20 @@ def test_every_registered_task_is_described() -> None:
         if is_registry_object(obj, type="task")
     }
     assert registered == set(task_functions())
+
+
+def test_the_parameters_page_is_what_describe_generates() -> None:
+    """docs/parameters.md is generated; an edited docstring or signature must be carried into it."""
+    page = ROOT / PARAMETERS_PAGE
+    assert page.read_text(encoding="utf-8") == markdown_page(), f"{PARAMETERS_PAGE} is stale; run: {REGENERATE}"
+
+
+def test_the_markdown_option_prints_the_page(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["describe", "--markdown"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == markdown_page()
+    for name in task_functions():
+        assert f"\n## {name}\n" in printed
+    # a `|` inside a cell would split it: the type `grid | views` is escaped
+    assert "| `image_mode` | `grid \\| views` | `grid` |" in printed
+    assert main(["describe", "surds", "--markdown"]) == 2

@@ -124,7 +124,10 @@ def main() -> int:
             print(f"wrote {shot}")
             return 0
         (DOCS / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / files.markdown, DOCS / EXAMPLE_NAME)  # the report's paths are relative to ROOT
+        # the report's paths are relative to ROOT, but a logged task argument (the demo's nuscenes_root) is absolute:
+        # made relative, so the page does not carry the layout of the machine it was made on
+        example = (ROOT / files.markdown).read_text(encoding="utf-8").replace(f"{ROOT}{os.sep}", "")
+        (DOCS / EXAMPLE_NAME).write_text(example, encoding="utf-8")
         for image in files.images:
             shutil.copyfile(ROOT / image, DOCS / IMAGE_DIR / image.name)
         breakdowns = [path for path in files.csv if path.name.endswith(BREAKDOWN_SUFFIX)]

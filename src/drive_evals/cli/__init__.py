@@ -71,15 +71,25 @@ def add_describe_command(subparsers: argparse._SubParsersAction[argparse.Argumen
         "meanings, read from the task function's signature and docstring.",
     )
     parser.add_argument("task", nargs="?", metavar="TASK", help=either([task.name for task in _registry.TASKS]))
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print every task's parameters as the Markdown page docs/parameters.md (`drive-evals describe "
+        "--markdown > docs/parameters.md` regenerates it)",
+    )
     parser.set_defaults(handler=_describe)
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from drive_evals.cli.describe import describe
+    from drive_evals.cli.describe import describe, markdown_page
     from drive_evals.errors import ParameterError
 
+    if args.markdown and args.task:
+        print("drive-evals describe: --markdown prints every task; give no TASK", file=sys.stderr)
+        return 2
     try:
-        print(describe(args.task))
+        text = markdown_page() if args.markdown else describe(args.task) + "\n"  # the page ends in its newline
+        print(text, end="")
     except ParameterError as error:
         print(f"drive-evals describe: {error}", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@ One Python process drives about 30 requests a second of this work (docs/performa
 and not the model sets the pace. This command starts N `inspect eval-set` processes, shard i of N each
 (`-T shard=i/N`, drive_evals/shard.py), with the `--max-connections` (and `--max-samples`) total split between
 them, shows one progress line for all of them, and once every shard has finished writes one merged log
-(drive_evals/merge.py): the same samples and metrics as an unsharded run.
+(drive_evals/cli/merge.py): the same samples and metrics as an unsharded run.
 
 Each shard has a log directory of its own (`LOG_DIR/shard-i-of-N`), which is what makes resume free: run the same
 command again and `inspect eval-set` skips the shards that finished, and re-runs a failed or killed shard from its

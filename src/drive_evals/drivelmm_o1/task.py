@@ -76,10 +76,14 @@ def drivelmm_o1(
             holding it, or `demo` (synthetic frames shipped with the package).
         revision: Hub revision to download; the resolved commit is recorded in the log.
         nuscenes_root: Folder holding nuScenes `samples/CAM_*` keyframes (default: $NUSCENES_ROOT).
-        image_mode: `grid` (official: one 2x3 stitched image per frame) or `views` (six labelled images).
-        cell_size: Size of one camera view in the grid, WIDTHxHEIGHT (the original stitching was never released).
+        image_mode: `grid` (official: one 2x3 stitched image per frame, top CAM_FRONT_LEFT, CAM_FRONT,
+            CAM_FRONT_RIGHT, bottom CAM_BACK_RIGHT, CAM_BACK, CAM_BACK_LEFT) or `views` (six images, each preceded
+            by its camera name).
+        cell_size: Size of one camera view in the grid, WIDTHxHEIGHT (the original stitching was never released;
+            third parties use 800x450 or 1600x900, both 8:3 overall).
         lidar: Add a bird's-eye view of the LIDAR_TOP sweep as one more image (not part of the official protocol).
-        lidar_range_m: Metres shown around the ego vehicle in the LiDAR view.
+        lidar_range_m: Metres shown around the ego vehicle in the LiDAR view, forward up (the defaults give 1000x1000
+            pixels).
         lidar_resolution_m: Metres per pixel in the LiDAR view.
         judge: Score reasoning with the `grader` model role (default judge: see README); off = MCQ accuracy only.
         judge_attempts: Judge calls per sample when replies fail validation, before the sample is left unjudged.
