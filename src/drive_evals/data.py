@@ -7,6 +7,7 @@ the log. A local directory is used in place, for offline and air-gapped machines
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from drive_evals.errors import DataSourceError, ParameterError
+from drive_evals.errors import DataSourceError, DataValidationError, ParameterError
 
 DEMO = "demo"
 MODELSCOPE_PREFIX = "modelscope:"
@@ -28,6 +29,16 @@ DOWNLOAD_WORKERS = 8
 HUB_PROBE_TIMEOUT_SECONDS = 10.0
 """How long the one request that checks the hub is reachable may take. Without it, an offline machine spends
 about 25 s in huggingface_hub's five retries (logged twice each) before the first download gives up."""
+
+
+def read_json(path: Path) -> Any:
+    """The JSON document at `path`; a missing or unreadable file is a `DataValidationError` naming it."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise DataValidationError(str(path), [f"{path}: not found"]) from error
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise DataValidationError(str(path), [f"{path}: not valid JSON ({error})"]) from error
 
 
 def demo_dir(benchmark: str) -> Path:

@@ -15,14 +15,13 @@ the question gets the fixed sentence and a data warning.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from drive_evals.data import cache_dir
+from drive_evals.data import cache_dir, read_json
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivebench.prompts import NO_DESCRIPTION, needs_description
 from drive_evals.drivebench.records import SAFE_ACTIONS_QUESTION, DBRecord
@@ -73,12 +72,7 @@ def resolve_description_file(parameter: str | None, question_file: Path) -> tupl
 
 
 def load_descriptions(path: Path) -> dict[str, Any]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise DataValidationError(str(path), [f"{path}: not found"]) from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise DataValidationError(str(path), [f"{path}: not valid JSON ({error})"]) from error
+    raw = read_json(path)
     if not isinstance(raw, dict):
         raise DataValidationError(str(path), [f"{path}: expected a JSON object keyed by scene token"])
     return raw

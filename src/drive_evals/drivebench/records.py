@@ -15,12 +15,12 @@ Nothing stricter: a record may carry other fields (kept, unused) and its image p
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from drive_evals.data import read_json
 from drive_evals.errors import DataValidationError
 
 TEST_FILE = "drivebench-test.json"
@@ -196,10 +196,5 @@ def parse_records(raw: object, source: str) -> list[DBRecord]:
 
 def load_records(path: Path) -> list[DBRecord]:
     """Read and validate a DriveBench question file (`drivebench-test.json` or its preprocessed `-final` copy)."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise DataValidationError(str(path), [f"{path}: not found"]) from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise DataValidationError(str(path), [f"{path}: not valid JSON ({error})"]) from error
+    raw = read_json(path)
     return parse_records(raw, str(path))

@@ -9,12 +9,12 @@ question, a malformed `lidar` (unused unless `lidar=true`), and camera paths lis
 
 from __future__ import annotations
 
-import json
 import logging
 import posixpath
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from drive_evals.data import read_json
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivelmm_o1.mcq import is_mcq_by_number, is_mcq_by_text
 from drive_evals.errors import DataValidationError
@@ -187,10 +187,5 @@ def _warn_repeated_idx(records: list[DriveLMMRecord], warnings: DataWarnings) ->
 
 def load_records(path: Path, warnings: DataWarnings | None = None) -> list[DriveLMMRecord]:
     """Read and validate a DriveLMM-o1 test file."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise DataValidationError(str(path), [f"{path}: not found"]) from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise DataValidationError(str(path), [f"{path}: not valid JSON ({error})"]) from error
+    raw = read_json(path)
     return parse_records(raw, str(path), warnings)
