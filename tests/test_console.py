@@ -26,6 +26,7 @@ from drive_evals.report.tables import estimate
 
 DOC = Path(__file__).parents[1] / "docs" / "console.md"
 SURDS, O1 = "drive_evals/surds", "drive_evals/drivelmm_o1"
+DRIVEBENCH, VLADBENCH = "drive_evals/drivebench", "drive_evals/vladbench"
 DEMO = {"data": "demo"}
 JUDGE = {"model_roles": {"grader": "chance/random"}}
 CAPTURE = re.compile(r"<!-- capture: (\S+) (\S+) -->\n```text\n(.*?)```", re.S)
@@ -124,11 +125,11 @@ def test_stderr_never_claims_more_precision_than_the_report(demo_logs: dict[str,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", [SURDS, O1])
+@pytest.mark.parametrize("task", [SURDS, O1, DRIVEBENCH, VLADBENCH])
 def test_the_live_progress_metric_is_never_contradicted(tmp_path: Path, task: str) -> None:
     """The progress line's metric is `n/a` while samples run, or the final value: on main it ended on SURDS's 0.01
     (running units counted as missing replies, 0) and DriveLMM-o1's 0.58 (computed before the last samples)."""
-    roles = ["--model-role", "grader=chance/random"] if task == O1 else []
+    roles = ["--model-role", "grader=chance/random"] if task in (O1, DRIVEBENCH) else []
     result = run_inspect(["eval", task, "--model", "chance/random", "-T", "data=demo", *roles], tmp_path / "logs")
     rows = PROGRESS.findall(result.stdout)
     assert rows, result.stdout

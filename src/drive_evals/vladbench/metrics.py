@@ -18,12 +18,13 @@ pairs; `missing_units` counts them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.started_samples import missing_units
+from drive_evals.started_samples import missing_units, running
 from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
 from drive_evals.vladbench.dataset import TASK_KEY
 from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, Verdict, clean_string, is_localisation
@@ -101,6 +102,9 @@ def vladbench_scores() -> Metric:
         ]
         missing = missing_units(scores)
         rows.extend((MISSING_VALUE, unit) for unit in missing)
-        return {**official_scores(task_results(rows)), MISSING_UNITS: len(missing)}
+        numbers = {**official_scores(task_results(rows)), MISSING_UNITS: len(missing)}
+        if running(scores):  # Inspect's live progress line: no headline that the final one would contradict
+            numbers[TOTAL] = math.nan
+        return numbers
 
     return compute
