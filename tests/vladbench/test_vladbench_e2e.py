@@ -112,3 +112,16 @@ def test_errored_questions_count_as_failed_calls(tmp_path: Path) -> None:
     assert values["missing_units"] == 1 and values["Weather"] == 0.0
     # 58 questions at 100, Risk_Prediction's 2 at 90, the failed one at 0
     assert values["total"] == pytest.approx((58 * 1.0 + 2 * 0.9) / 61)
+
+
+def test_a_limit_run_without_every_planned_task_has_no_total(tmp_path: Path) -> None:
+    """`--limit 5` (spread order: five tasks' first questions) logs the tasks it has and no `total`; the same run
+    planning only those five tasks has one."""
+    log = eval_in_process(TASK, tmp_path / "limited", model="chance/random", task_args=DEMO, limit=5)
+    values = metrics(log, SCORER)
+    assert log.samples is not None
+    asked = sorted({sample.metadata["task"] for sample in log.samples})
+    assert len(asked) == 5 and all(not math.isnan(values[task]) for task in asked)
+    assert math.isnan(values["total"]), "a total over 5 of 28 planned tasks"
+    planned = eval_in_process(TASK, tmp_path / "planned", model="chance/random", task_args={**DEMO, "tasks": asked})
+    assert not math.isnan(metrics(planned, SCORER)["total"])

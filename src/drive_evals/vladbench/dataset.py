@@ -36,9 +36,11 @@ VLMEVALKIT_TSV_MD5 = "53c01aa8f9afe2d084728fc8eb21caea"
 """The MD5 VLMEvalKit expects of `VLADBench.tsv` (`DATASET_MD5`); not yet checked against the hub file."""
 TASK_KEY = "task"
 SCENE_KEY = "scene"
+"""Sample metadata key of the cluster: one sample of one task (`<task>/<dindex>`), i.e. one image or sequence."""
 PLANNED_TASKS_KEY = "tasks"
 """Task metadata key: the tasks the run planned (`-T tasks`; a `--limit` run without one has no headline)."""
-"""Sample metadata key of the cluster: one sample of one task (`<task>/<dindex>`), i.e. one image or sequence."""
+PLANNED_TASK_COUNT_KEY = "run_task_count"
+"""Sample metadata key: how many tasks the run planned, so `total` is NaN for a run without questions of one."""
 LOCAL_SOURCES = ("local", "demo")
 IMAGE_CHECK_LIMIT = 20
 """Image problems listed in full; a missing image folder would otherwise list thousands."""
@@ -59,7 +61,9 @@ def scene(record: VladRecord) -> str:
     return f"{record.task}/{record.dindex}"
 
 
-def record_to_sample(record: VladRecord, paths: Sequence[Path], prompt: PromptVariant = "vlmevalkit") -> Sample:
+def record_to_sample(
+    record: VladRecord, paths: Sequence[Path], prompt: PromptVariant = "vlmevalkit", planned_tasks: int = 1
+) -> Sample:
     task = BY_NAME[record.task]
     images: list[Content] = [ContentImage(image=str(path)) for path in paths]
     return Sample(
@@ -78,6 +82,7 @@ def record_to_sample(record: VladRecord, paths: Sequence[Path], prompt: PromptVa
             "answer": record.answer,
             "dimension": list(record.dimension) if record.dimension else None,
             "images": list(record.images),
+            PLANNED_TASK_COUNT_KEY: planned_tasks,
         },
     )
 
@@ -164,7 +169,7 @@ def load_vladbench(
     verify_manifest(
         snapshot.root, [TSV_FILE if md5 else annotation_file(t) for t in tasks][: 1 if md5 else None] + files
     )
-    samples = [record_to_sample(record, [paths[name] for name in record.images], prompt) for record in kept]
+    samples = [record_to_sample(record, [paths[name] for name in record.images], prompt, len(tasks)) for record in kept]
     if blind:
         samples = [blind_sample(sample) for sample in samples]
     samples = spread_samples(samples, TASK_KEY, SCENE_KEY)  # `--limit N`: every task, as many scenes as it can

@@ -26,7 +26,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.started_samples import missing_units, running
 from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
-from drive_evals.vladbench.dataset import TASK_KEY
+from drive_evals.vladbench.dataset import PLANNED_TASK_COUNT_KEY, TASK_KEY
 from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, Verdict, clean_string, is_localisation
 from drive_evals.vladbench.taxonomy import BY_NAME, TASKS
 
@@ -93,7 +93,8 @@ def official_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
 
 @metric
 def vladbench_scores() -> Metric:
-    """`total` (question-weighted over the tasks present: the headline), each aspect, each task, and
+    """`total` (question-weighted over the tasks: the headline; NaN when a planned task has no question, as in a
+    `--limit` run), each aspect, each task, and
     `missing_units`, the planned questions without a score (counted as failed calls)."""
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -103,6 +104,9 @@ def vladbench_scores() -> Metric:
         missing = missing_units(scores)
         rows.extend((MISSING_VALUE, unit) for unit in missing)
         numbers = {**official_scores(task_results(rows)), MISSING_UNITS: len(missing)}
+        planned = max((int(meta.get(PLANNED_TASK_COUNT_KEY, 0)) for _, meta in rows), default=0)
+        if len({meta.get(TASK_KEY) for _, meta in rows}) < planned:
+            numbers[TOTAL] = math.nan  # a `--limit` run without questions of some planned task has no total
         if running(scores):  # Inspect's live progress line: no headline that the final one would contradict
             numbers[TOTAL] = math.nan
         return numbers
