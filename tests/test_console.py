@@ -66,10 +66,12 @@ def demo_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
     return {
         SURDS: eval_in_process(SURDS, root / "surds", model="chance/random", task_args=DEMO),
         O1: eval_in_process(O1, root / "o1", model="chance/random", task_args=DEMO, **JUDGE),
+        DRIVEBENCH: eval_in_process(DRIVEBENCH, root / "drivebench", model="chance/random", task_args=DEMO, **JUDGE),
+        VLADBENCH: eval_in_process(VLADBENCH, root / "vladbench", model="chance/random", task_args=DEMO),
     }
 
 
-@pytest.mark.parametrize("task", [SURDS, O1])
+@pytest.mark.parametrize("task", [SURDS, O1, DRIVEBENCH, VLADBENCH])
 def test_the_docs_show_what_the_console_prints(demo_logs: dict[str, EvalLog], task: str) -> None:
     found = captures()
     name = task.split("/")[1]
