@@ -86,3 +86,18 @@ def metrics(log: EvalLog, scorer: str) -> dict[str, float]:
     found = [score for score in log.results.scores if score.name == scorer]
     assert found, f"no scorer {scorer} in {[s.name for s in log.results.scores]}"
     return {name: m.value for score in found for name, m in score.metrics.items()}
+
+
+def all_metrics(log: EvalLog) -> dict[tuple[str, str, str], float]:
+    """Every metric of every scorer (and reducer) of `log`, keyed (scorer, reducer, metric)."""
+    assert log.results is not None
+    return {
+        (score.name, score.reducer or "", name): metric.value
+        for score in log.results.scores
+        for name, metric in score.metrics.items()
+    }
+
+
+def sample_score_values(log: EvalLog) -> dict[tuple[str | int, int], dict[str, Any]]:
+    """(sample id, epoch) -> scorer -> score value, for comparing two logs sample by sample."""
+    return {(s.id, s.epoch): {k: v.value for k, v in (s.scores or {}).items()} for s in log.samples or []}

@@ -29,8 +29,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, Model, get_model
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
-from inspect_runs import TIMEOUT_SECONDS, eval_in_process, mockllm
-from test_shards import _metrics, _sample_scores
+from inspect_runs import TIMEOUT_SECONDS, all_metrics, eval_in_process, mockllm, sample_score_values
 
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY
@@ -272,8 +271,8 @@ def _answered(server: FakeModelServer) -> Counter[str]:
 
 
 def _assert_same_run(merged: EvalLog, whole: EvalLog) -> None:
-    assert _sample_scores(merged) == _sample_scores(whole)
-    assert _metrics(merged) == pytest.approx(_metrics(whole), nan_ok=True)
+    assert sample_score_values(merged) == sample_score_values(whole)
+    assert all_metrics(merged) == pytest.approx(all_metrics(whole), nan_ok=True)
     assert merged.eval.metadata is not None and len(merged.eval.metadata[MERGED_FROM_KEY]) == PROCESSES
 
 

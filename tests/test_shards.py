@@ -12,7 +12,7 @@ from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_runs import QUIET
+from inspect_runs import QUIET, all_metrics, sample_score_values
 
 from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.cli import main
@@ -68,19 +68,6 @@ def _run(task: str, log_dir: Path, **task_args: Any) -> EvalLog:
     return log
 
 
-def _metrics(log: EvalLog) -> dict[tuple[str, str, str], float]:
-    assert log.results is not None
-    return {
-        (score.name, score.reducer or "", name): metric.value
-        for score in log.results.scores
-        for name, metric in score.metrics.items()
-    }
-
-
-def _sample_scores(log: EvalLog) -> dict[tuple[str | int, int], dict[str, Any]]:
-    return {(s.id, s.epoch): {k: v.value for k, v in (s.scores or {}).items()} for s in log.samples or []}
-
-
 @pytest.mark.parametrize(("task", "cluster", "count"), CASES)
 def test_merged_shards_equal_an_unsharded_run(tmp_path: Path, task: str, cluster: str, count: int) -> None:
     args = {"subsets": SURDS_SUBSETS} if task == "drive_evals/surds" else {}
@@ -91,8 +78,8 @@ def test_merged_shards_equal_an_unsharded_run(tmp_path: Path, task: str, cluster
     assert main(["merge-shards", *(s.location for s in reversed(shards)), "--out", str(out)]) == 0
     merged = read_eval_log(str(out))
 
-    assert _sample_scores(merged) == _sample_scores(whole)
-    expected, found = _metrics(whole), _metrics(merged)
+    assert sample_score_values(merged) == sample_score_values(whole)
+    expected, found = all_metrics(whole), all_metrics(merged)
     assert found.keys() == expected.keys()
     assert len(expected) > 5  # official scores, stderrs, rates and counts
     for key, value in expected.items():
@@ -172,5 +159,5 @@ def test_retrying_a_failed_shard_pays_for_no_sample_twice(tmp_path: Path) -> Non
     merged = read_eval_log(str(tmp_path / "merged.eval"))
     FLAKY_CALLS.clear()
     [whole] = inspect_eval(task, task_args=args, log_dir=str(tmp_path / "w"), **common)
-    assert _sample_scores(merged) == _sample_scores(whole)
-    assert _metrics(merged) == pytest.approx(_metrics(whole), nan_ok=True)
+    assert sample_score_values(merged) == sample_score_values(whole)
+    assert all_metrics(merged) == pytest.approx(all_metrics(whole), nan_ok=True)
