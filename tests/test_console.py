@@ -100,6 +100,7 @@ def test_a_limit_run_prints_no_surds_headline(tmp_path: Path) -> None:
     run = run_of_log(log.location)
     assert run is not None
     lines = headline_lines(run)
+    assert "partial run: 3 of 96 samples" in lines[0]
     assert "not reported" in lines[1] and "no units of distance, left_right, front_behind" in lines[1]
 
 

@@ -114,10 +114,10 @@ def test_generate_raw_reply_keeps_the_reply_and_says_when_it_had_no_raw_response
 
 
 def test_record_start_notes_each_started_sample_with_the_keys_metrics_group_by(tmp_path: Path) -> None:
-    started = StartedSamples()
+    started = StartedSamples(kept=("subset", "image", "frame"))
     samples = [
         Sample(id="a", input="x", metadata={"subset": "yaw", "image": "i1.webp", "prompts": PROMPTS}),
-        Sample(id="b", input="y", metadata={"frame": "f2"}),
+        Sample(id="b", input="y", metadata={"frame": "f2", "question": "not kept"}),
     ]
     eval_in_process(Task(dataset=samples, solver=record_start(started)), tmp_path / "logs", model=mockllm(str))
     ((model, units),) = started.by_model.items()

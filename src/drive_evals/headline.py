@@ -26,7 +26,8 @@ NAMED_GROUPS = 6
 def headline_lines(run: Run) -> list[str]:
     """A title line, then one line per headline number: name, value [95% CI] x100, and what it is."""
     demo = " · demo data" if run.data == "demo" else ""
-    title = f"{run.benchmark.title} · {run.model}{demo} · x100 [95% CI], as drive-evals report prints them"
+    partial = f" · partial run: {run.partial}" if run.partial else ""
+    title = f"{run.benchmark.title} · {run.model}{demo}{partial} · x100 [95% CI], as drive-evals report prints them"
     rows = _absent_groups_rows(run) or [_row(run, line) for line in _lines(run)]
     width = max(len(name) for name, _, _ in rows)
     return [title, *(f"  {name:<{width}}  {value}  {meaning}".rstrip() for name, value, meaning in rows)]

@@ -37,25 +37,23 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.suite import benchmark_scorers
 
-KEPT_METADATA = ("subset", "image", "frame", "task", "row", "dindex", "question", "answer")
-"""The sample metadata the metrics group (SURDS subset) and cluster (image, frame) missing units by; VLADBench
-regroups a task's questions by row and dindex, and reads the question and answer."""
-
 MissingUnit = dict[str, Any]
-"""A unit without a score: its `id` and the `KEPT_METADATA` it has."""
+"""A unit without a score: its `id` and the sample metadata its benchmark's metrics read of it."""
 
 
 class StartedSamples:
     """The samples one Task object started, by model (`_model_key`): sample id -> kept metadata."""
 
-    def __init__(self) -> None:
+    def __init__(self, kept: Sequence[str] = ()) -> None:
+        self.kept = tuple(kept)
+        """The sample metadata keys the task's metrics read of a missing unit (SURDS: subset and image)."""
         self.by_model: dict[str, dict[str, MissingUnit]] = {}
         self.evals: dict[str, set[str]] = {}
         """Model -> the Inspect eval ids its samples ran in (one per run; a retry of the Task object adds one)."""
         _ALL.append(self)
 
     def add(self, model: str, sample_id: str, metadata: Mapping[str, Any], eval_id: str | None = None) -> None:
-        kept = {key: metadata[key] for key in KEPT_METADATA if key in metadata}
+        kept = {key: metadata[key] for key in self.kept if key in metadata}
         self.by_model.setdefault(model, {})[sample_id] = {"id": sample_id, **kept}
         if eval_id is not None:
             self.evals.setdefault(model, set()).add(eval_id)
@@ -113,8 +111,8 @@ def _this_run(scores: Sequence[SampleScore]) -> tuple[dict[str, MissingUnit], se
     model = _model_key()
     scored = {str(score.sample_id) for score in scores}
     runs = [attempts for attempts in _ALL if model in attempts.by_model]
-    if not model or not runs:
-        return None
+    if not model or not runs or (not scored and len(runs) > 1):
+        return None  # no scores to tell several Task objects of this model apart (an eval-set of several tasks)
     # This run's record holds the most of the scored samples (an eval-retry's holds only those it re-ran); between
     # equals (a blind and a normal run share sample ids) the one with fewest unscored samples is this run.
     chosen = min(
@@ -144,8 +142,8 @@ def missing_warning(log: EvalLog) -> str | None:
         if found:
             return (
                 f"{log.eval.task} ({log.eval.model}): {found:g} of {log.results.total_samples if log.results else '?'}"
-                " samples errored and have no reply; they stay in the denominators as missing replies "
-                "(SURDS: invalid, 0; DriveLMM-o1: unjudged). Run them with `inspect eval-retry` on this log."
+                " samples errored and have no reply; they stay in the denominators, counted as the official scorer "
+                "counts a missing reply. Run them with `inspect eval-retry` on this log."
             )
     return None
 
@@ -154,7 +152,7 @@ def missing_warning(log: EvalLog) -> str | None:
 def missing_from_log(log: EvalLog) -> Iterator[None]:
     """While recomputing `log`'s metrics, count its errored samples (and no live run's) as missing."""
     units = [
-        {"id": str(sample.id), **{k: sample.metadata[k] for k in KEPT_METADATA if k in sample.metadata}}
+        {"id": str(sample.id), **sample.metadata}
         for sample in log.samples or []
         if sample.error is not None and not sample.scores
     ]

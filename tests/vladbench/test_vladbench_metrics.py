@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from drive_evals.vladbench.metrics import official_scores, task_results
 
 LOCATE = "Where is the car located in the image? The output format should be [x1, y1, x2, y2]."
@@ -23,6 +25,12 @@ def test_a_task_undefined_on_the_questions_present_is_left_out() -> None:
     ]
     scores = official_scores(task_results(rows))
     assert "Vehicle_Recognition" not in scores and scores["Weather"] == 1.0 and scores["total"] == 1.0
+
+
+def test_no_question_scored_still_logs_the_headline_as_nan() -> None:
+    """Inspect warns, and shows another metric, when the headline `total` is missing from a computation."""
+    scores = official_scores(task_results([]))
+    assert list(scores) == ["total"] and math.isnan(scores["total"])
 
 
 def test_samples_split_where_dindex_changes_in_file_order() -> None:

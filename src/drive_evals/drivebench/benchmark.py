@@ -9,6 +9,9 @@ are compared question by question. Within a run of several settings the log's ow
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser
 
@@ -72,6 +75,13 @@ def judge_request(sample: Sample) -> list[ChatMessage]:
         meta["task"], meta["kind"], meta["question"], meta["answer"], reply, meta.get(DESCRIPTION_KEY)
     )
     return [ChatMessageUser(content=message)]
+
+
+def gpt_score_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any]) -> str:
+    """What `gpt_score` is in the end-of-run headline; with several settings, that it pools them."""
+    settings = [str(name) for name in metadata.get("settings") or []]
+    pooled = f", pooled over {', '.join(settings)} (each: `<setting>_gpt_score`)" if len(settings) > 1 else ""
+    return f"the judge's GPT score, equal mean of the 4 tasks{pooled}: the headline"
 
 
 DRIVEBENCH = Benchmark(
@@ -154,7 +164,7 @@ DRIVEBENCH = Benchmark(
     ),
     missing_values={JUDGED: 0.0},
     console=(
-        ConsoleLine(GPT_SCORE, "the judge's GPT score, equal mean of the 4 tasks: the headline", judged=True),
+        ConsoleLine(GPT_SCORE, gpt_score_meaning, judged=True),
         ConsoleLine(MCQ_ACCURACY, "multiple choice, official parser"),
     ),
     planned_groups_key=PLANNED_TASKS_KEY,

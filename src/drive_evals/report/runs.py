@@ -91,6 +91,8 @@ class Run:
     task_version: str
     notes: list[str] = field(default_factory=list)
     label: str = ""
+    partial: str | None = None
+    """`N of M samples` when the run evaluated part of its dataset (`--limit`, `--sample-id`); None for all of it."""
 
     @property
     def blind(self) -> bool:
@@ -217,6 +219,7 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         epochs=spec.config.epochs or 1,
         task_version=str(spec.task_version),
         notes=notes,
+        partial=f"{len(ids)} of {spec.dataset.samples} samples" if len(ids) < (spec.dataset.samples or 0) else None,
     )
 
 

@@ -155,9 +155,10 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     if view.flags:
         notes.append(f"{FLAG} not comparable with the other runs: see Runs.")
     if with_units and any(missing_count(run) for run in view.runs):
+        counted = ", ".join(f"`{key}` {value:g}" for key, value in view.benchmark.missing_values.items())
         notes.append(
             "missing: planned units whose sample errored (no reply); they are in `units` and count as the official "
-            "scorer counts a missing reply (SURDS: invalid, 0; DriveLMM-o1: unjudged). `inspect eval-retry` runs them."
+            f"scorer counts a missing reply ({counted}). `inspect eval-retry` runs them."
         )
     rebuilt = [f"{label(view, run)} {rebuilt_units(run)}" for run in view.runs if rebuilt_units(run)]
     if with_units and rebuilt:

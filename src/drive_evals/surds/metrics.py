@@ -39,6 +39,8 @@ OVERALL_COMPLETE_CASE = "overall_complete_case"
 """`overall` over the units that have a reply only; logged when some unit is missing."""
 VALID_RATE = "valid_rate"
 MISSING_UNITS = "missing_units"
+MISSING_UNIT_KEYS = ("subset", "image")
+"""The sample metadata the metrics group (subset) and cluster (image) a unit without a score by."""
 """Planned units without a score because their sample errored: they count as invalid and 0."""
 SCORE_KEY = "score"
 VALID_KEY = "valid"

@@ -15,7 +15,7 @@ from drive_evals.shard import parse_shard
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
-from drive_evals.surds.metrics import OVERALL, SCORE_KEY, VALID_KEY
+from drive_evals.surds.metrics import MISSING_UNIT_KEYS, OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
 from drive_evals.truncation import enable_end_of_run_warnings
@@ -77,7 +77,7 @@ def surds(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[record_start(StartedSamples()), answer_each_prompt()],
+        solver=[record_start(StartedSamples(kept=MISSING_UNIT_KEYS)), answer_each_prompt()],
         scorer=surds_scorer(),
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={"benchmark": "surds", **built.summary},

@@ -37,6 +37,8 @@ IOU_KEY = "iou"
 PAIRED_KEY = "paired"
 PERCENT = 100.0
 MISSING_UNITS = "missing_units"
+MISSING_UNIT_KEYS = (TASK_KEY, "row", "dindex", "question", "answer")
+"""The sample metadata `task_results` reads of a question without a score (`started_samples.StartedSamples`)."""
 MISSING_VALUE = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0, IOU_KEY: 0.0, PAIRED_KEY: 1.0}
 """A question without a reply: VLMEvalKit scores the failure text (`Failed to obtain answer ...`), which earns
 nothing and, in the relation and lane tasks, enters the pairs as 0."""
@@ -83,7 +85,7 @@ def task_results(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) ->
 def official_scores(results: Mapping[str, TaskResult]) -> dict[str, float]:
     """`total`, the aspects and the tasks as fractions."""
     if not results:
-        return {}
+        return {TOTAL: math.nan}  # the headline is always logged (Inspect warns when it is missing)
     return {
         TOTAL: total_score(results) / PERCENT,
         **{aspect: score / PERCENT for aspect, score in aspect_scores(results).items()},

@@ -21,7 +21,7 @@ from drive_evals.truncation import enable_end_of_run_warnings
 from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 from drive_evals.vladbench.dataset import load_vladbench
-from drive_evals.vladbench.metrics import CORRECT_KEY, IOU_KEY, OBEY_KEY, PAIRED_KEY, TOTAL
+from drive_evals.vladbench.metrics import CORRECT_KEY, IOU_KEY, MISSING_UNIT_KEYS, OBEY_KEY, PAIRED_KEY, TOTAL
 from drive_evals.vladbench.prompts import PROMPTS, PromptVariant
 from drive_evals.vladbench.rules import BOX_FORMATS, OBEY_SEMICOLONS
 from drive_evals.vladbench.scorer import vladbench_scorer
@@ -87,7 +87,7 @@ def vladbench(
     return Task(
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[record_start(StartedSamples()), generate_raw_reply()],
+        solver=[record_start(StartedSamples(kept=MISSING_UNIT_KEYS)), generate_raw_reply()],
         scorer=vladbench_scorer(box_format=box_format, obey_semicolons=obey_semicolons),
         config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={"benchmark": "vladbench", **built.summary},
