@@ -41,7 +41,9 @@ def test_parse_settings() -> None:
     assert [s.name for s in parse_settings(["H256ABRCompression", "bright"])] == ["h256", "bright"]
     assert len(parse_settings("corruptions")) == len(CORRUPTIONS) == 15
     assert len(parse_settings("all")) == len(SETTINGS) == 17
-    with pytest.raises(ParameterError, match="setting='fgo': valid values are clean, text_only"):
+    with pytest.raises(
+        ParameterError, match=r"setting='fgo' \(did you mean 'fog'\?\): valid values are clean, text_only"
+    ):
         parse_settings("fgo")
     with pytest.raises(ParameterError):
         parse_settings(3)

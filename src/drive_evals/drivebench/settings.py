@@ -8,6 +8,7 @@ prompt (L87-89). The category of each corruption is read off the official figure
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,6 +67,10 @@ def find_setting(name: str) -> Setting | None:
     return next((s for s in SETTINGS if wanted in (s.name, (s.folder or "").lower())), None)
 
 
+NAMES = (*(s.name for s in SETTINGS), ALL_CORRUPTIONS, ALL)
+"""Every value `-T setting` takes, for the error message and its did-you-mean."""
+
+
 def parse_settings(value: object) -> tuple[Setting, ...]:
     """The `setting` parameter: one name, a comma-separated list or a list (a paired design), `corruptions`, `all`.
 
@@ -89,9 +94,10 @@ def parse_settings(value: object) -> tuple[Setting, ...]:
         elif (found := find_setting(name)) is not None:
             chosen.append(found)
         else:
-            unknown.append(repr(name))
+            close = difflib.get_close_matches(name.strip().lower(), NAMES, n=1)
+            unknown.append(repr(name) + (f" (did you mean '{close[0]}'?)" if close else ""))
     if unknown or not chosen:
-        valid = ", ".join([s.name for s in SETTINGS] + [ALL_CORRUPTIONS, ALL])
+        valid = ", ".join(NAMES)
         shown = ", ".join(unknown) if unknown else repr(value)
         raise ParameterError(f"setting={shown}: valid values are {valid} (or several, comma-separated)")
     return tuple(dict.fromkeys(chosen))
