@@ -43,6 +43,7 @@ from drive_evals.cli.run_processes import (
     plan_shards,
     split_total,
 )
+from drive_evals.cli.shard_start import FORK_ENV
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 
 MODEL = "openai-api/fake/model"
@@ -64,7 +65,7 @@ PROCESSES = 2
 
 
 def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> None:
-    assert split_total(10, 4) == [3, 3, 2, 2] and split_total(2, 3) == [1, 1, 1]
+    assert split_total(10, 4) == [3, 3, 2, 2] and split_total(3, 3) == [1, 1, 1]
     options = ["--model", "mockllm/m", "--max-connections", "10", "--max-samples=5", "--limit", "7", "-T", "data=demo"]
     shards = plan_shards(3, tmp_path, options)
     assert [shard.log_dir.name for shard in shards] == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
@@ -89,6 +90,8 @@ def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> 
         (["-Tshard=1/2"], "sets the shards itself"),
         (["--log-format", "json"], "--log-format: not allowed"),
         (["--max-connections", "0"], "--max-connections 0: must be a positive"),
+        (["--max-connections", "1"], "--max-connections 1: fewer than the 2 processes (pass --processes 1)"),
+        (["--max-samples=1"], "--max-samples 1: fewer than the 2 processes"),
         (["--limit", "10-20"], "--limit 10-20"),
         (["--max-samples"], "--max-samples: needs a value"),
         (["--model", "opanai/gpt-4o"], "--model opanai/gpt-4o: unknown provider 'opanai' (did you mean 'openai'?)"),
@@ -240,10 +243,14 @@ class FailOnce:
         return self.policy(request)
 
 
-def _drive_evals_run(task_args: list[str], log_dir: Path, server: FakeModelServer, tmp: Path) -> tuple[int, str]:
+def _drive_evals_run(
+    task_args: list[str], log_dir: Path, server: FakeModelServer, tmp: Path, fork: bool = True
+) -> tuple[int, str]:
+    """The command as a user runs it; `fork=False` starts its shards as new processes (as where fork is missing)."""
     command = [sys.executable, "-m", "drive_evals.cli", "run", *task_args, "--processes", str(PROCESSES)]
     command += ["--log-dir", str(log_dir), "--retry-attempts", "0", "--max-connections", "2", "--max-samples", "2"]
     env = {**server.client_env(), "INSPECT_CACHE_DIR": str(tmp / "cache"), "XDG_DATA_HOME": str(tmp / "data")}
+    env[FORK_ENV] = "1" if fork else "0"
     result = subprocess.run(
         command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, env={**os.environ, **env}, cwd=tmp
     )
@@ -251,12 +258,13 @@ def _drive_evals_run(task_args: list[str], log_dir: Path, server: FakeModelServe
 
 
 @pytest.mark.slow  # runs the command, which starts `inspect eval-set` subprocesses
-def test_an_unusable_model_is_one_error_without_a_resume_hint(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "new-processes"])
+def test_an_unusable_model_is_one_error_without_a_resume_hint(tmp_path: Path, fork: bool) -> None:
     """Before: exit 1 after a minute of retries, each shard's traceback, then "run the same command again to
     resume", which cannot help."""
     with FakeModelServer(models=["model"]) as server:
         status, output = _drive_evals_run(["drive_evals/surds", "--model", "openai-api/fake/modle", "-T", "data=demo"],
-                                          tmp_path / "run", server, tmp_path)  # fmt: skip
+                                          tmp_path / "run", server, tmp_path, fork)  # fmt: skip
         generated = server.requests
     assert status == 1, output
     expected = "unknown model 'modle' (did you mean 'model'?)"
@@ -352,14 +360,22 @@ def test_merge_only_names_the_unfinished_shards(tmp_path: Path, capsys: pytest.C
     assert not (tmp_path / "merged.eval").exists()
 
 
-def test_processes_default_to_the_cores_this_process_may_use() -> None:
-    from drive_evals.cli import build_parser
-    from drive_evals.cli.run_processes import default_processes
+def test_processes_default_to_the_usable_cores_within_the_totals_or_to_the_run_being_resumed(tmp_path: Path) -> None:
+    from drive_evals.cli.run_processes import default_processes, usable_cores
 
     allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert default_processes() == allowed
-    args, _ = build_parser().parse_known_args(["run", "drive_evals/surds", "--log-dir", "x", "--model", "m"])
-    assert args.processes == allowed
+    assert usable_cores() == allowed
+    assert default_processes(tmp_path, ["--model", "m", "--max-connections", "64"]) == min(allowed or 1, 64)
+    assert default_processes(tmp_path, ["--max-connections", "1"]) == 1, "one connection: one process"
+    assert default_processes(tmp_path, ["--max-samples=1", "--max-connections", "8"]) == 1
+    assert default_processes(tmp_path, ["--max-connections"]) == allowed, "a missing value is refused later"
+    (tmp_path / "shard-2-of-5").mkdir()
+    assert default_processes(tmp_path, []) == allowed, "a directory without a log: no run to resume"
+    (tmp_path / "shard-2-of-5" / "a.eval").write_bytes(b"")
+    assert default_processes(tmp_path, ["--max-connections", "1"]) == 5, "the run's own count, to resume it"
+    (tmp_path / "shard-1-of-3").mkdir()
+    (tmp_path / "shard-1-of-3" / "b.eval").write_bytes(b"")
+    assert default_processes(tmp_path, []) == allowed, "two runs in one directory: neither is guessed"
 
 
 @pytest.mark.slow  # kills and reruns the command's process tree

@@ -182,7 +182,7 @@ def _merge_shards(args: argparse.Namespace) -> int:
 
 
 def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from drive_evals.cli.run_processes import default_processes
+    from drive_evals.cli.run_processes import usable_cores
 
     parser = subparsers.add_parser(
         "run",
@@ -197,9 +197,9 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     parser.add_argument(
         "--processes",
         type=int,
-        default=default_processes(),
         metavar="N",
-        help=f"shard processes (default: the cores this machine lets it use, {default_processes()})",
+        help=f"shard processes (default: one per core this machine lets it use, {usable_cores()}, at most one per "
+        "connection and sample of --max-connections and --max-samples; when resuming, the run's own)",
     )
     parser.add_argument("--log-dir", required=True, metavar="DIR", help="the run's directory (one per run)")
     parser.add_argument("--out", metavar="MERGED.eval", help="the merged log (default: LOG_DIR/merged.eval)")
@@ -214,13 +214,14 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from drive_evals.cli.run_processes import MERGED_NAME, RunError, run_processes
+    from drive_evals.cli.run_processes import MERGED_NAME, RunError, default_processes, run_processes
     from drive_evals.headline import print_headlines
 
     try:
         out = Path(args.out) if args.out else None
         log_dir, options = Path(args.log_dir), args.inspect_options
-        status = run_processes(args.task, args.processes, log_dir, options, out, merge_only=args.merge_only)
+        processes = default_processes(log_dir, options) if args.processes is None else args.processes
+        status = run_processes(args.task, processes, log_dir, options, out, merge_only=args.merge_only)
     except RunError as error:
         print(f"drive-evals run: {error}", file=sys.stderr)
         return 2

@@ -4,7 +4,8 @@ One Python process drives about 30 requests a second of this work (docs/performa
 and not the model sets the pace. This command starts N `inspect eval-set` processes, shard i of N each
 (`-T shard=i/N`, drive_evals/shard.py), with the `--max-connections` (and `--max-samples`) total split between
 them, shows one progress line for all of them, and once every shard has finished writes one merged log
-(drive_evals/cli/merge.py): the same samples and metrics as an unsharded run.
+(drive_evals/cli/merge.py): the same samples and metrics as an unsharded run. The processes are forked once this
+one has imported Inspect (drive_evals/cli/shard_start.py), so start-up is paid once, not N times.
 
 Each shard has a log directory of its own (`LOG_DIR/shard-i-of-N`), which is what makes resume free: run the same
 command again and `inspect eval-set` skips the shards that finished, and re-runs a failed or killed shard from its
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -30,6 +32,7 @@ from typing import Any, TextIO
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from drive_evals.cli.shard_start import ShardChild, start_shard, warm_up
 from drive_evals.errors import DriveEvalsError
 from drive_evals.shard import SHARD_KEY
 
@@ -81,7 +84,7 @@ class ShardProcess:
         return [sys.executable, "-m", "inspect_ai", "eval-set", task, *shard, "--log-format", "eval", *self.options]
 
 
-def default_processes() -> int:
+def usable_cores() -> int:
     """The cores this process may run on (a Slurm or container CPU limit included)."""
     try:
         return len(os.sched_getaffinity(0))
@@ -89,10 +92,38 @@ def default_processes() -> int:
         return os.cpu_count() or 1
 
 
+SHARD_DIR = re.compile(r"shard-(\d+)-of-(\d+)")
+"""A shard's directory under the run's log directory (`ShardProcess.log_dir`)."""
+
+
+def default_processes(log_dir: Path, options: Sequence[str]) -> int:
+    """The processes of a run given no `--processes`: those of the run already in `log_dir` (resuming on another
+    machine keeps its shards), else one per usable core, but no more than `--max-connections` or `--max-samples`
+    allow (each process needs one of each: more would exceed the total the user set)."""
+    logged = (SHARD_DIR.fullmatch(path.parent.name) for path in log_dir.glob("shard-*-of-*/*.eval"))
+    counts = {int(match[2]) for match in logged if match}
+    if len(counts) == 1:
+        return counts.pop()
+    totals = [int(value) for value in _option_values(options, SPLIT_OPTIONS) if value.isdigit() and int(value) > 0]
+    return min([usable_cores(), *totals])
+
+
+def _option_values(options: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The values given to the options `names` (`--name value` or `--name=value`); a missing value is left out."""
+    values, opts, index = [], list(options), 0
+    while index < len(opts):
+        if opts[index].partition("=")[0] in names and ("=" in opts[index] or index + 1 < len(opts)):
+            _, value, index = _option_value(opts, index)
+            values.append(value)
+        else:
+            index += 1
+    return values
+
+
 def split_total(total: int, count: int) -> list[int]:
-    """`total` shared as evenly as possible by `count` processes, none below 1 (`10, 4 -> [3, 3, 2, 2]`)."""
+    """`total` shared as evenly as possible by `count` processes (`10, 4 -> [3, 3, 2, 2]`)."""
     base, extra = divmod(total, count)
-    return [max(1, base + (index < extra)) for index in range(count)]
+    return [base + (index < extra) for index in range(count)]
 
 
 def _option_value(options: list[str], index: int) -> tuple[str, str, int]:
@@ -145,6 +176,8 @@ def plan_shards(processes: int, log_dir: Path, options: Sequence[str]) -> list[S
             name, value, index = _option_value(opts, index)
             if not value.isdigit() or int(value) < 1:
                 raise RunError(f"{name} {value}: must be a positive whole number here")
+            if name in SPLIT_OPTIONS and int(value) < processes:  # each process would still take one
+                raise RunError(f"{name} {value}: fewer than the {processes} processes (pass --processes {value})")
             totals[name] = int(value)
             continue
         shared.append(option)
@@ -312,7 +345,7 @@ class Progress:
         self.stream.flush()
 
 
-def _running_and_failed(children: Iterable[subprocess.Popen[bytes]]) -> tuple[int, int]:
+def _running_and_failed(children: Iterable[ShardChild]) -> tuple[int, int]:
     status = [child.poll() for child in children]
     return sum(code is None for code in status), sum(code not in (None, 0) for code in status)
 
@@ -325,7 +358,7 @@ def _tail(path: Path, lines: int) -> str:
     return "\n".join("    " + line for line in text.rstrip().splitlines()[-lines:])
 
 
-def _stop(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+def _stop(processes: Sequence[ShardChild]) -> None:
     """Ask every shard process to stop as Ctrl-C would (so each writes its log), then kill what lingers."""
     for process in processes:
         if process.poll() is None:
@@ -366,19 +399,19 @@ def run_processes(
     if len(pending) < len(shards):
         finished = ", ".join(str(i) for i, log in done.items() if log)
         stream.write(f"{task}: shards {finished} of {processes} already finished; not run again\n")
-    children: dict[int, subprocess.Popen[bytes]] = {}
+    children: dict[int, ShardChild] = {}
     consoles: list[TextIO] = []
     progress = Progress(task, shards, stream)
     try:
+        if pending:
+            warm_up()
         for shard in pending:
             shard.log_dir.mkdir(parents=True, exist_ok=True)
             console: TextIO = (shard.log_dir / CONSOLE_NAME).open("a", encoding="utf-8")
             consoles.append(console)
             console.write(f"$ {shlex.join(shard.command(task))}\n")
             console.flush()
-            children[shard.index] = subprocess.Popen(
-                shard.command(task), stdout=console, stderr=subprocess.STDOUT, env={**os.environ, **CONSOLE_ENV}
-            )
+            children[shard.index] = start_shard(shard.command(task), console, CONSOLE_ENV)
         while any(child.poll() is None for child in children.values()):
             progress.update(*_running_and_failed(children.values()))
             time.sleep(min(PROGRESS_SECONDS, 0.5))
@@ -397,9 +430,7 @@ def run_processes(
     return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
 
 
-def _report_failed(
-    failed: Sequence[ShardProcess], children: dict[int, subprocess.Popen[bytes]], stream: TextIO
-) -> None:
+def _report_failed(failed: Sequence[ShardProcess], children: dict[int, ShardChild], stream: TextIO) -> None:
     """The end of each failed shard's output (shards that failed alike, once), then whether running again helps.
 
     A shard whose task never started (no log: a bad option, an endpoint that cannot be used) fails the same way
