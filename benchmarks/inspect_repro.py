@@ -1,10 +1,11 @@
-"""Minimal reproduction, for Inspect upstream: harness CPU per request grows with the requests in flight.
+"""Minimal reproduction, for Inspect upstream: Inspect's CPU per request, against the same requests by its SDK alone.
 
-Self-contained (Inspect and the standard library only): an OpenAI-compatible server on 127.0.0.1 answers every
-chat completion after L seconds; a one-line task (`generate()` on a short text prompt, `match()` scorer) runs
-against it through `openai-api/repro/m` at several `--max-connections`, as a subprocess, and the script prints
-the subprocess's CPU time per request, less that of a one-sample run (start-up). A harness whose per-request
-work does not depend on how many requests are in flight would print the same figure in every row.
+Self-contained (Inspect, the openai SDK its provider uses, the standard library): an OpenAI-compatible server on
+127.0.0.1 answers every chat completion after L seconds; a one-line task (`generate()` on a short text prompt,
+`match()` scorer) runs against it through `openai-api/repro/m` at several `--max-connections`, as a subprocess, and
+the script prints the subprocess's CPU time per request, less that of a one-sample run (start-up). Beside each row,
+the same requests sent by the openai SDK alone (`asyncio`, as many requests in flight): what is above it is
+Inspect's own work per request, which no task can avoid.
 
 Run: `python benchmarks/inspect_repro.py [--samples 600] [--latency 2] [--connections 16 64 256]`.
 """
@@ -38,6 +39,32 @@ def repro(samples: int = 600) -> Task:
         scorer=match(),
     )
 """
+
+SDK_ONLY = """
+import asyncio, sys
+from openai import AsyncOpenAI
+
+async def main(url: str, samples: int, connections: int) -> None:
+    client = AsyncOpenAI(base_url=url, api_key="none", max_retries=0)
+    slots = asyncio.Semaphore(connections)
+
+    async def ask(i: int) -> None:
+        async with slots:
+            await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": f"Say yes ({i})."}]
+            )
+
+    await asyncio.gather(*(ask(i) for i in range(samples)))
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+"""
+"""The same requests through the openai SDK alone: its CPU per request is the floor under Inspect's provider."""
+
+
+class Server(ThreadingHTTPServer):
+    request_queue_size = 1024
+    """Listen backlog: a client opening hundreds of connections at once is not refused (the default is 5)."""
+    daemon_threads = True
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -76,6 +103,15 @@ def run(task_file: Path, url: str, samples: int, connections: int, work: Path) -
     command = [sys.executable, "-m", "inspect_ai", "eval", f"{task_file}@repro", "-T", f"samples={samples}"]
     command += ["--model", "openai-api/repro/m", "--max-connections", str(connections), "--display", "plain"]
     command += ["--no-log-realtime", "--log-dir", str(work / f"logs-{connections}-{samples}")]
+    return _cpu_of(command, env)
+
+
+def run_sdk(url: str, samples: int, connections: int) -> float:
+    """CPU seconds of one subprocess sending the same requests through the openai SDK alone."""
+    return _cpu_of([sys.executable, "-c", SDK_ONLY, url, str(samples), str(connections)], dict(os.environ))
+
+
+def _cpu_of(command: list[str], env: dict[str, str]) -> float:
     before = children_cpu()
     subprocess.run(command, env=env, check=True, capture_output=True)
     return children_cpu() - before
@@ -88,8 +124,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, nargs="+", default=[16, 64, 256])
     args = parser.parse_args()
     Handler.latency = args.latency
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,11 +132,15 @@ def main() -> None:
         task_file = work / "repro_task.py"
         task_file.write_text(TASK, encoding="utf-8")
         start_up = run(task_file, url, 1, 16, work)
-        print(f"start-up (1 sample): {start_up:.2f} s CPU; load average {os.getloadavg()[0]:.1f}")
+        sdk_start_up = run_sdk(url, 1, 16)
+        print(f"start-up (1 sample): Inspect {start_up:.2f} s CPU, the SDK alone {sdk_start_up:.2f} s; ", end="")
+        print(f"load average {os.getloadavg()[0]:.1f}")
         for connections in args.connections:
             cpu = run(task_file, url, args.samples, connections, work)
             per_request = 1000 * (cpu - start_up) / (args.samples - 1)
-            print(f"--max-connections {connections}: {cpu:.1f} s CPU, {per_request:.2f} ms a request")
+            sdk = 1000 * (run_sdk(url, args.samples, connections) - sdk_start_up) / (args.samples - 1)
+            print(f"--max-connections {connections}: {cpu:.1f} s CPU, {per_request:.2f} ms a request", end="")
+            print(f" (the SDK alone: {sdk:.2f} ms, {per_request / sdk:.1f}x)")
     server.shutdown()
 
 

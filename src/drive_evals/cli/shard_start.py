@@ -49,6 +49,8 @@ WARM_MODULES = (
 before and after a run: Inspect's command line, the benchmarks, the provider modules (Inspect loads the OpenAI and
 the Anthropic SDK for every sample's provider state), the agent protocol and the control server it starts for
 every eval (about 2 s of CPU each in a new process). Importing one that another Inspect version lacks is skipped."""
+ANY_KNOWN_MODEL = "openai/gpt-4o-mini"
+"""A model in Inspect's database: looking it up loads the whole database, without a provider SDK call."""
 INSPECT_MODULE = "inspect_ai"
 """The module a shard's command runs (`python -m inspect_ai ...`)."""
 EXIT_INTERRUPTED = 130
@@ -78,12 +80,18 @@ def can_fork() -> bool:
 
 
 def warm_up() -> None:
-    """Import what every shard would import, once, here; a module missing from this Inspect version is skipped."""
+    """Import what every shard would import, once, here; a module missing from this Inspect version is skipped.
+
+    Also loads Inspect's model database (its YAML files, some 0.4 s), which each shard reads when it starts.
+    """
     for name in WARM_MODULES:
         try:
             importlib.import_module(name)
         except ImportError:
             continue
+    from inspect_ai.model import get_model_info
+
+    get_model_info(ANY_KNOWN_MODEL)
 
 
 def start_shard(command: Sequence[str], console: TextIO, env: Mapping[str, str]) -> ShardChild:
