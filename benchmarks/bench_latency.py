@@ -283,9 +283,10 @@ def runs(harnesses: list[str], shard_counts: list[int] | None) -> list[tuple[str
 
 
 def run_processes_default() -> int:
-    from drive_evals.cli.run_processes import default_processes
+    """What `drive-evals run` chooses here, at 16 connections or more: one process per usable core."""
+    from drive_evals.cli.run_processes import usable_cores
 
-    return default_processes()
+    return usable_cores()
 
 
 def main() -> None:
