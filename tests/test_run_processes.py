@@ -421,3 +421,29 @@ def test_a_killed_run_resumes_paying_only_for_what_was_in_flight(
     # only a sample answered but not yet logged when the process died can be paid twice: one per shard at most
     assert sum((paid - unsharded).values()) <= PROCESSES
     _assert_same_run(read_eval_log(str(tmp_path / "run" / "merged.eval")), whole)
+
+
+@pytest.mark.slow  # runs shard processes
+def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluster(tmp_path: Path) -> None:
+    """The demo DriveLMM-o1 has 3 frames: on 4 cores `drive-evals run` refused it (every shard failed)."""
+    args = ["-T", "data=demo", "-T", "judge=false", "--model", "chance/random"]
+    chosen = [sys.executable, "-m", "drive_evals.cli", "run", "drive_evals/drivelmm_o1", "--processes", "4", *args]
+    result = subprocess.run([*chosen, "--log-dir", str(tmp_path / "chosen")], capture_output=True, text=True,
+                            timeout=TIMEOUT_SECONDS, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "the data has 3 clusters: pass --processes 3 or fewer" in result.stdout, result.stdout
+
+    # as `drive-evals run` without --processes on 4 cores: from its own single-threaded process, so shards fork
+    default = "import sys; from pathlib import Path; from drive_evals.cli.run_processes import run_processes; "
+    default += f"sys.exit(run_processes('drive_evals/drivelmm_o1', 4, Path(sys.argv[1]), {args!r}, "
+    default += "fit_to_clusters=True))"
+    result = subprocess.run([sys.executable, "-c", default, str(tmp_path / "default")], capture_output=True, text=True,
+                            timeout=TIMEOUT_SECONDS, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 clusters in the data, fewer than 4: 3 processes instead" in result.stdout, result.stdout
+    assert sorted(path.name for path in (tmp_path / "default").iterdir()) == [
+        "merged.eval",
+        *(f"shard-{i}-of-3" for i in (1, 2, 3)),
+    ], "the first plan's directories are gone"
+    merged = read_eval_log(str(tmp_path / "default" / "merged.eval"), header_only=True)
+    assert merged.status == "success" and merged.results and merged.results.total_samples == 24

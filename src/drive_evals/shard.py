@@ -8,6 +8,7 @@ on every machine for the same data and parameters. `drive-evals merge-shards` jo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
@@ -16,6 +17,9 @@ from drive_evals.params import fraction_part
 
 SHARD_KEY = "shard"
 """Task metadata key: `i/n`, or None for an unsharded run."""
+TOO_FEW_CLUSTERS = re.compile(r"shard=\d+/(?P<count>\d+): only (?P<clusters>\d+) \w+ to share between \d+ shards")
+"""The error of a shard of a dataset with fewer clusters than shards, as `Shard.clusters` words it: `drive-evals run`
+reads it in a shard's output to run the dataset in as many processes as it has clusters."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class Shard:
     def clusters(self, clusters: Iterable[Hashable], what: str) -> set[Hashable]:
         """The clusters of this shard, from all clusters in dataset order (repeats allowed); `what` names them."""
         ordered = list(dict.fromkeys(clusters))
-        if len(ordered) < self.count:
+        if len(ordered) < self.count:  # worded as TOO_FEW_CLUSTERS reads it
             raise ParameterError(f"shard={self}: only {len(ordered)} {what} to share between {self.count} shards")
         return {cluster for rank, cluster in enumerate(ordered) if rank % self.count == self.index - 1}
 
@@ -40,3 +44,9 @@ def parse_shard(value: object) -> Shard | None:
     """The `shard` task parameter: `i/n` or unset (no sharding)."""
     parsed = fraction_part(SHARD_KEY, value)
     return Shard(*parsed) if parsed else None
+
+
+def clusters_if_too_few(output: str) -> int | None:
+    """The clusters of the dataset if `output` (a shard's) ends on the error of too few clusters for the shards."""
+    found = list(TOO_FEW_CLUSTERS.finditer(output))
+    return int(found[-1]["clusters"]) if found else None

@@ -221,8 +221,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         out = Path(args.out) if args.out else None
         log_dir, options = Path(args.log_dir), args.inspect_options
-        processes = default_processes(log_dir, options) if args.processes is None else args.processes
-        status = run_processes(args.task, processes, log_dir, options, out, merge_only=args.merge_only)
+        chosen = args.processes is not None
+        processes = args.processes if chosen else default_processes(log_dir, options)
+        status = run_processes(
+            args.task, processes, log_dir, options, out, merge_only=args.merge_only, fit_to_clusters=not chosen
+        )
     except RunError as error:
         print(f"drive-evals run: {error}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from drive_evals.cli.shard_start import ShardChild, start_shard, warm_up
 from drive_evals.errors import DriveEvalsError
-from drive_evals.shard import SHARD_KEY
+from drive_evals.shard import SHARD_KEY, clusters_if_too_few
 
 SPLIT_OPTIONS = ("--max-connections", "--max-samples")
 """Totals over the whole run, split between the shard processes."""
@@ -380,11 +380,13 @@ def run_processes(
     out: Path | None = None,
     stream: TextIO | None = None,
     merge_only: bool = False,
+    fit_to_clusters: bool = False,
 ) -> int:
     """Run (or resume) the shards, merge them; the exit status: 0 when merged, 1 when a shard failed.
 
     With `merge_only` nothing runs: the shards were run elsewhere (a Slurm job array, examples/slurm/) into the
-    same layout, and an unfinished one is named instead.
+    same layout, and an unfinished one is named instead. With `fit_to_clusters` (the count was not the user's), a
+    dataset with fewer clusters than `processes` (the demo data on many cores) runs in one process per cluster.
     """
     stream = stream or sys.stdout  # looked up now, not at import: the caller may have redirected it
     shards = plan_shards(processes, log_dir, options)
@@ -424,10 +426,27 @@ def run_processes(
         for console in consoles:
             console.close()
     failed = [shard for shard in pending if children[shard.index].returncode != 0 or finished_log(shard) is None]
+    clusters = _too_few_clusters(shards, failed)
+    if clusters is not None and fit_to_clusters:
+        for shard in shards:  # nothing ran: they hold their console files only
+            shutil.rmtree(shard.log_dir)
+        stream.write(f"{task}: {clusters} clusters in the data, fewer than {processes}: {clusters} processes instead\n")
+        return run_processes(task, clusters, log_dir, options, out, stream)
     if failed:
         _report_failed(failed, children, stream)
+        if clusters is not None:
+            stream.write(f"the data has {clusters} clusters: pass --processes {clusters} or fewer\n")
         return 1
     return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
+
+
+def _too_few_clusters(shards: Sequence[ShardProcess], failed: Sequence[ShardProcess]) -> int | None:
+    """The dataset's clusters, when every shard failed before its task started because there were too few."""
+    if len(failed) < len(shards) or any(newest_log(shard) is not None for shard in shards):
+        return None
+    found = {clusters_if_too_few(_tail(shard.log_dir / CONSOLE_NAME, FAILED_TAIL_LINES)) for shard in failed}
+    [clusters] = found if len(found) == 1 else [None]
+    return clusters if clusters and clusters < len(shards) else None
 
 
 def _report_failed(failed: Sequence[ShardProcess], children: dict[int, ShardChild], stream: TextIO) -> None:
