@@ -20,6 +20,7 @@ from drive_evals.cli.merge import MERGED_FROM_KEY, MergeError, merge_shards
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError
 from drive_evals.report.runs import load_runs
+from drive_evals.shard import clusters_if_too_few
 from drive_evals.surds.task import surds
 
 CHANCE = "chance/random"
@@ -37,9 +38,11 @@ def test_a_bad_shard_fails_before_any_download(value: object) -> None:
         drivelmm_o1(shard=value, judge=False)  # type: ignore[arg-type]
 
 
-def test_more_shards_than_clusters_is_refused() -> None:
-    with pytest.raises(ParameterError, match="only 3 frames"):
+def test_more_shards_than_clusters_is_refused_in_words_drive_evals_run_reads() -> None:
+    with pytest.raises(ParameterError, match="only 3 frames") as refused:
         drivelmm_o1(data="demo", judge=False, shard="1/4")
+    assert clusters_if_too_few(f"Traceback ...\n{refused.value}\n") == 3
+    assert clusters_if_too_few("shard=1/4: only some frames to share") is None
 
 
 @pytest.mark.parametrize(("task", "cluster", "count"), [(surds, "image", 3), (drivelmm_o1, "frame", 3)])
