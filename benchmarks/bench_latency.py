@@ -84,6 +84,13 @@ class LatencyServer(InstantServer):
         with self._span_lock:
             return self._answered
 
+    def first_and_last(self) -> tuple[float, float]:
+        """`time.monotonic()` at the first request's arrival and at the last answer."""
+        with self._span_lock:
+            if self._first is None or self._last is None:
+                raise RuntimeError("no request was answered")
+            return self._first, self._last
+
     @property
     def span_s(self) -> float:
         """Seconds from the first request's arrival to the last answer (0 before any answer)."""
