@@ -431,7 +431,7 @@ def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluste
     result = subprocess.run([*chosen, "--log-dir", str(tmp_path / "chosen")], capture_output=True, text=True,
                             timeout=TIMEOUT_SECONDS, cwd=tmp_path)  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "the data has 3 clusters: pass --processes 3 or fewer" in result.stdout, result.stdout
+    assert "the data has 3 frames: pass --processes 3 or fewer" in result.stdout, result.stdout
 
     # as `drive-evals run` without --processes on 4 cores: from its own single-threaded process, so shards fork
     default = "import sys; from pathlib import Path; from drive_evals.cli.run_processes import run_processes; "
@@ -440,7 +440,7 @@ def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluste
     result = subprocess.run([sys.executable, "-c", default, str(tmp_path / "default")], capture_output=True, text=True,
                             timeout=TIMEOUT_SECONDS, cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 clusters in the data, fewer than 4: 3 processes instead" in result.stdout, result.stdout
+    assert "the data has 3 frames, fewer than 4: 3 processes instead" in result.stdout, result.stdout
     assert sorted(path.name for path in (tmp_path / "default").iterdir()) == [
         "merged.eval",
         *(f"shard-{i}-of-3" for i in (1, 2, 3)),

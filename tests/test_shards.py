@@ -41,7 +41,7 @@ def test_a_bad_shard_fails_before_any_download(value: object) -> None:
 def test_more_shards_than_clusters_is_refused_in_words_drive_evals_run_reads() -> None:
     with pytest.raises(ParameterError, match="only 3 frames") as refused:
         drivelmm_o1(data="demo", judge=False, shard="1/4")
-    assert clusters_if_too_few(f"Traceback ...\n{refused.value}\n") == 3
+    assert clusters_if_too_few(f"Traceback ...\n{refused.value}\n") == (3, "frames")
     assert clusters_if_too_few("shard=1/4: only some frames to share") is None
 
 

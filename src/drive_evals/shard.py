@@ -17,7 +17,7 @@ from drive_evals.params import fraction_part
 
 SHARD_KEY = "shard"
 """Task metadata key: `i/n`, or None for an unsharded run."""
-TOO_FEW_CLUSTERS = re.compile(r"shard=\d+/(?P<count>\d+): only (?P<clusters>\d+) \w+ to share between \d+ shards")
+TOO_FEW_CLUSTERS = re.compile(r"shard=\d+/\d+: only (?P<clusters>\d+) (?P<what>\w+) to share between \d+ shards")
 """The error of a shard of a dataset with fewer clusters than shards, as `Shard.clusters` words it: `drive-evals run`
 reads it in a shard's output to run the dataset in as many processes as it has clusters."""
 
@@ -46,7 +46,8 @@ def parse_shard(value: object) -> Shard | None:
     return Shard(*parsed) if parsed else None
 
 
-def clusters_if_too_few(output: str) -> int | None:
-    """The clusters of the dataset if `output` (a shard's) ends on the error of too few clusters for the shards."""
+def clusters_if_too_few(output: str) -> tuple[int, str] | None:
+    """The dataset's clusters and what they are (`3, "frames"`) if `output` (a shard's) holds the error of too few
+    clusters for the shards."""
     found = list(TOO_FEW_CLUSTERS.finditer(output))
-    return int(found[-1]["clusters"]) if found else None
+    return (int(found[-1]["clusters"]), found[-1]["what"]) if found else None

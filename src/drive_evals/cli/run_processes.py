@@ -426,27 +426,28 @@ def run_processes(
         for console in consoles:
             console.close()
     failed = [shard for shard in pending if children[shard.index].returncode != 0 or finished_log(shard) is None]
-    clusters = _too_few_clusters(shards, failed)
-    if clusters is not None and fit_to_clusters:
+    too_few = _too_few_clusters(shards, failed)
+    if too_few is not None and fit_to_clusters:
         for shard in shards:  # nothing ran: they hold their console files only
             shutil.rmtree(shard.log_dir)
-        stream.write(f"{task}: {clusters} clusters in the data, fewer than {processes}: {clusters} processes instead\n")
+        clusters, what = too_few
+        stream.write(f"{task}: the data has {clusters} {what}, fewer than {processes}: {clusters} processes instead\n")
         return run_processes(task, clusters, log_dir, options, out, stream)
     if failed:
         _report_failed(failed, children, stream)
-        if clusters is not None:
-            stream.write(f"the data has {clusters} clusters: pass --processes {clusters} or fewer\n")
+        if too_few is not None:
+            stream.write(f"the data has {too_few[0]} {too_few[1]}: pass --processes {too_few[0]} or fewer\n")
         return 1
     return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
 
 
-def _too_few_clusters(shards: Sequence[ShardProcess], failed: Sequence[ShardProcess]) -> int | None:
-    """The dataset's clusters, when every shard failed before its task started because there were too few."""
+def _too_few_clusters(shards: Sequence[ShardProcess], failed: Sequence[ShardProcess]) -> tuple[int, str] | None:
+    """The dataset's clusters and their name, when every shard failed before its task started: too few of them."""
     if len(failed) < len(shards) or any(newest_log(shard) is not None for shard in shards):
         return None
     found = {clusters_if_too_few(_tail(shard.log_dir / CONSOLE_NAME, FAILED_TAIL_LINES)) for shard in failed}
-    [clusters] = found if len(found) == 1 else [None]
-    return clusters if clusters and clusters < len(shards) else None
+    [too_few] = found if len(found) == 1 else [None]
+    return too_few if too_few is not None and 0 < too_few[0] < len(shards) else None
 
 
 def _report_failed(failed: Sequence[ShardProcess], children: dict[int, ShardChild], stream: TextIO) -> None:
