@@ -76,14 +76,16 @@ class ShardChild(Protocol):
 
 
 def can_fork() -> bool:
+    """Whether `start_shard` forks (see the module docstring)."""
     return sys.platform == "linux" and threading.active_count() == 1 and os.environ.get(FORK_ENV, "1") != "0"
 
 
 def warm_up() -> None:
-    """Import what every shard would import, once, here; a module missing from this Inspect version is skipped.
-
-    Also loads Inspect's model database (its YAML files, some 0.4 s), which each shard reads when it starts.
-    """
+    """Where shards will be forked, import what every shard would import, once, here (a module missing from this
+    Inspect version is skipped), and load Inspect's model database (its YAML files, some 0.4 s), which each shard
+    reads when it starts. New processes would each do it again: then nothing is done here."""
+    if not can_fork():
+        return
     for name in WARM_MODULES:
         try:
             importlib.import_module(name)
@@ -146,8 +148,9 @@ def _output_to(output: int) -> None:
             on_fd = getattr(sys, name).fileno() == fd
         except (AttributeError, OSError, ValueError):  # replaced by a capture (pytest, a notebook)
             on_fd = False
-        if not on_fd:
-            setattr(sys, name, open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False))  # noqa: SIM115  # the process ends with it
+        if not on_fd:  # a stream for the rest of the process's life: no `with`
+            stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+            setattr(sys, name, stream)
 
 
 class ForkedShard:
