@@ -56,6 +56,8 @@ PROGRESS_SECONDS = 2.0
 """How often the progress line is refreshed on a terminal."""
 PLAIN_PROGRESS_SECONDS = 30.0
 """...and how often a progress line is printed when the output is not a terminal (a log file, a CI job)."""
+WATCH_SECONDS = 0.1
+"""How often the command looks whether its shard processes have ended: the merge starts at most this late."""
 FAILED_TAIL_LINES = 15
 """Lines of a failed shard's console output shown under its name."""
 STOP_SECONDS = 30.0
@@ -416,7 +418,7 @@ def run_processes(
             children[shard.index] = start_shard(shard.command(task), console, CONSOLE_ENV)
         while any(child.poll() is None for child in children.values()):
             progress.update(*_running_and_failed(children.values()))
-            time.sleep(min(PROGRESS_SECONDS, 0.5))
+            time.sleep(WATCH_SECONDS)
         progress.update(*_running_and_failed(children.values()), final=True)
     except KeyboardInterrupt:
         _stop(list(children.values()))
