@@ -19,8 +19,9 @@ from drive_evals.suite import register, task_functions
 SOURCE = Path(drive_evals.__file__).parent
 TESTS = Path(__file__).parent
 TOOLS = TESTS.parent / "tools"
-LAZY_BY_DESIGN = "cli"
-"""The `drive-evals` command's package: handlers import their implementation when run, so `--help` stays fast."""
+LAZY_BY_DESIGN = ("cli", "command.py")
+"""The `drive-evals` command's package, whose handlers import their implementation when run, so `--help` stays
+fast, and its entry point, which imports the package with the garbage collector paused."""
 
 
 def test_every_declared_task_is_registered_and_loaded_by_inspects_entry_point() -> None:
@@ -86,7 +87,7 @@ def test_no_module_imports_the_suite_inside_a_function() -> None:
     late = [
         f"{path.relative_to(SOURCE)}:{getattr(inner, 'lineno', '?')}"
         for path in sorted(SOURCE.rglob("*.py"))
-        if path.relative_to(SOURCE).parts[0] != LAZY_BY_DESIGN
+        if path.relative_to(SOURCE).parts[0] not in LAZY_BY_DESIGN
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         for inner in ast.walk(node)

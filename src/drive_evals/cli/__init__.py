@@ -7,7 +7,6 @@ in `build_parser`. Handlers import their implementation lazily so `drive-evals -
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 
@@ -241,12 +240,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     args.inspect_options = unknown
     return int(args.handler(args))
-
-
-def entry() -> None:
-    """The `drive-evals` command (`python -m drive_evals.cli` too): `main`, then exit with its status."""
-    status = main()
-    # Exiting, Python collects every object one last time: after Inspect's imports that is some 1.3 s of a
-    # `drive-evals run`, for memory the process gives back anyway. Frozen objects are not collected.
-    gc.freeze()
-    sys.exit(status)
