@@ -6,6 +6,7 @@ directly); `drive-evals run` forks from its own single-threaded process (tests/t
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -28,7 +29,11 @@ def _inspect(*args: str) -> list[str]:
 def _forked(tmp_path: Path, args: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
     console_path = tmp_path / "console.txt"
     with console_path.open("w", encoding="utf-8") as console:
-        child = fork_shard(_inspect(*args), console, env or {})
+        try:
+            child = fork_shard(_inspect(*args), console, env or {})
+            assert gc.get_freeze_count() > 0, "the parent's objects frozen for the child's collector"
+        finally:
+            gc.unfreeze()  # this test process is not a `drive-evals run` about to exit
         status = child.wait(timeout=WAIT_SECONDS)
     return status, console_path.read_text(encoding="utf-8")
 
