@@ -1,10 +1,11 @@
-"""Coverage of the report's 95% intervals, by simulation of both benchmarks' shapes at 3 to 200 clusters.
+"""Coverage of the report's 95% intervals, by simulation of both benchmarks' shapes at 2 to 200 clusters.
 
 Each shape draws clusters (SURDS images, DriveLMM-o1 frames) with a difficulty of their own, so the units of a
 cluster are correlated as in the real data; the true value is the population mean, computed once from a large
 draw. A method covers when its interval contains the true value. Methods: the report's current ones (Korn-Graubard
 bounds on an effective sample size from the CR2 standard error, t on Bell-McCaffrey degrees of freedom; for a
-metric's scores between 0 and 1 the betting interval; for paired differences the inverted clustered score test, with
+metric's scores between 0 and 1 the betting interval; either widened to Clopper-Pearson's on the units taken as
+independent where it is narrower; for paired differences the inverted clustered score test, with
 the sign-flip test joining it at 0) beside the alternatives considered and what the report printed before (estimate
 +/- 1.96 clustered SE; for scores, a design effect of at least 1 and Hall's widening; a percentile cluster bootstrap
 beside a sign-flip p-value; the inverted sign-flip test shown only where the runs differ in 6+ clusters), so the
@@ -40,7 +41,13 @@ import numpy.typing as npt  # noqa: E402
 
 from drive_evals.stats.clustered import bell_mccaffrey_df, cr2_stderr, equal_group_mean  # noqa: E402
 from drive_evals.stats.distributions import t_quantile  # noqa: E402
-from drive_evals.stats.intervals import ZERO_STDERR, kish_units, mean_interval, score_interval  # noqa: E402
+from drive_evals.stats.intervals import (  # noqa: E402
+    MIN_SCORE_CLUSTERS,
+    ZERO_STDERR,
+    kish_units,
+    mean_interval,
+    score_interval,
+)
 from drive_evals.stats.paired import (  # noqa: E402
     CONFIDENCE,
     SEED,
@@ -52,7 +59,7 @@ from drive_evals.stats.paired import (  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"
 BEGIN, END = "<!-- bench_coverage: begin -->", "<!-- bench_coverage: end -->"
-CLUSTER_COUNTS = (3, 5, 6, 9, 12, 15, 20, 50, 100, 200)
+CLUSTER_COUNTS = (2, 3, 4, 5, 6, 9, 12, 15, 20, 50, 100, 200)
 REPLICATIONS = 4000
 """Draws per cell for the report's methods: a coverage of 0.95 is then measured with a standard error of 0.0034,
 so a cell below 0.94 is a real shortfall (2.9 standard errors), not noise."""
@@ -313,10 +320,12 @@ POWER_REPLICATIONS = 400
 POWER_FLOOR = 0.75
 """Below this measured power (0.8 less 2.5 Monte Carlo standard errors at 400 draws) a stated difference at or
 below the truth is an overstatement: bold in the table."""
-KORN_GRAUBARD = "korn-graubard CR2, t(BM df) (report for 0/1 values)"
+KORN_GRAUBARD = "korn-graubard CR2, t(BM df), no binomial floor (report for 0/1 values before)"
 FLOOR_HALL_BEFORE = "korn-graubard CR2, t(BM df); for scores a design effect of at least 1 and Hall's widening (before)"
 FRAME_CAP = "korn-graubard CR2, t(BM df); for scores n_eff at most the clusters' Kish n (a bound on clusters)"
-REPORT_SCORE = "korn-graubard CR2, t(BM df); for scores the betting interval (report)"
+REPORT_SCORE = "korn-graubard CR2, t(BM df); for scores the betting interval; at least Clopper-Pearson (report)"
+FEWER_CLUSTERS = "the report's, below its 3 clusters (not printed)"
+"""The report's method where it prints none (2 clusters): what it would cover there."""
 NO_SKEWNESS = 1e-9
 """A skewness this small leaves Hall's transformation the identity (its inverse divides by the skewness)."""
 REPORT_PAIRED = "score test inverted, sign-flip at 0 (report)"
@@ -373,6 +382,10 @@ def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> d
         FRAME_CAP: _frame_cap(sample, shape, estimate, cr2, df),
         REPORT_SCORE: mean_interval(estimate, values, sample.groups.tolist(), clusters, shape.continuous),
     }
+    if g < MIN_SCORE_CLUSTERS:
+        report[FEWER_CLUSTERS] = mean_interval(
+            estimate, values, sample.groups.tolist(), clusters, shape.continuous, min_clusters=2
+        )
     if report_only:
         return report
     return {
@@ -576,7 +589,10 @@ def table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[int, .
         for method in methods:
             cells = []
             for g in counts:
-                tally = results[(shape.name, g)][method]
+                tally = results[(shape.name, g)].get(method)
+                if tally is None:  # a method measured only at some cluster counts (FEWER_CLUSTERS)
+                    cells.append("")
+                    continue
                 if tally.shown == 0:
                     cells.append("none")
                     continue
@@ -598,10 +614,12 @@ def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[
         "|---|---|" + "---|" * len(counts),
     ]
     for shape in SHAPES:
-        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, FRAME_CAP, REPORT_SCORE):
+        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, FRAME_CAP, REPORT_SCORE, FEWER_CLUSTERS):
             if not shape.paired and all((shape.name, g) in results for g in counts):
-                cells = [results[(shape.name, g)][method].tails() for g in counts]
-                lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")
+                tallies = [results[(shape.name, g)].get(method) for g in counts]
+                if any(tallies):
+                    cells = ["" if tally is None else tally.tails() for tally in tallies]
+                    lines.append(f"| {shape.name} | {method} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -713,8 +731,9 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "Mean width of the score intervals on the same draws, then the percentage of draws where the interval "
             "lies above the truth / below it (about 2.5 each for a 95% interval): Korn-Graubard's interval, the one "
-            "printed before for scores between 0 and 1, the other bound on clusters considered, and the report's "
-            "(the binary shapes' rows are equal).",
+            "printed before for scores between 0 and 1, the other bound on clusters considered, the report's "
+            "(the binary shapes' first three rows are equal), and at 2 clusters the report's method where it prints "
+            "none.",
             "",
             *width_table(results, tuple(args.clusters)),
         ]

@@ -7,12 +7,21 @@ import random
 from collections.abc import Hashable
 
 import numpy as np
+import pytest
 from inspect_ai.scorer import SampleScore, Score, stderr
 
 from drive_evals.stats.betting import betting_interval
 from drive_evals.stats.clustered import bell_mccaffrey_df, clustered_stderr, cr2_stderr, equal_group_mean
 from drive_evals.stats.distributions import beta_quantile, t_quantile
-from drive_evals.stats.intervals import CONFIDENCE, MIN_SCORE_CLUSTERS, kish_units, mean_interval, score_interval
+from drive_evals.stats.intervals import (
+    CONFIDENCE,
+    MIN_SCORE_CLUSTERS,
+    binomial_interval,
+    kish_units,
+    mean_interval,
+    score_interval,
+    stratified_stderr,
+)
 
 
 def inspect_clustered_stderr(values: list[float], clusters: list[str]) -> float:
@@ -223,8 +232,54 @@ def test_a_mean_over_subsets_with_centerness_keeps_korn_graubards() -> None:
     clusters = [f"i{i % 20}" for i in range(40)] + [f"i{i}" for i in range(20, 30)]
     mean = equal_group_mean(values, groups, clusters).overall
     df = bell_mccaffrey_df(groups, clusters)
-    expected = score_interval(mean, cr2_stderr(values, groups, clusters), kish_units(groups), 30, df=df)
+    korn_graubard = score_interval(mean, cr2_stderr(values, groups, clusters), kish_units(groups), 30, df=df)
+    floor = binomial_interval(mean, kish_units(groups), stratified_stderr(values, groups))
+    assert korn_graubard is not None
+    # the depth units alternate within images, so images differ less than independent units would: the floor binds
+    assert floor[0] < korn_graubard[0]
+    expected = (min(korn_graubard[0], floor[0]), max(korn_graubard[1], floor[1]))
     assert mean_interval(mean, values, groups, clusters, continuous=False) == expected
     assert mean_interval(0.062, xy2d, ["xy2d"] * 10, clusters[40:], continuous=True) == betting_interval(
         xy2d, clusters[40:], CONFIDENCE
     )
+
+
+def test_three_frames_that_agree_get_no_narrower_than_the_binomial_interval() -> None:
+    """Issue 48: a chance run on the DriveLMM-o1 demo got 3 of 13 MCQ right from 3 frames that happened to agree
+    (1 of 4, 1 of 4, 1 of 5). Korn-Graubard on their tiny spread printed [15.6, 32.1]; the 13 answers taken as
+    independent give Clopper-Pearson's [5.0, 53.8], and the report's interval is never narrower than that."""
+    values = [1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0, 0, 0, 0, 0]
+    clusters = ["a"] * 4 + ["b"] * 4 + ["c"] * 5
+    groups = [""] * 13
+    before = score_interval(3 / 13, cr2_stderr(values, groups, clusters), 13, 3, df=bell_mccaffrey_df(groups, clusters))
+    assert before is not None and (round(before[0], 3), round(before[1], 3)) == (0.156, 0.321)
+    interval = mean_interval(3 / 13, values, groups, clusters, continuous=False)
+    assert interval is not None and (round(interval[0], 3), round(interval[1], 3)) == (0.050, 0.538)
+
+
+@pytest.mark.parametrize("continuous", [False, True])
+def test_no_interval_is_narrower_than_clopper_pearson(continuous: bool) -> None:
+    """Random runs of 3-12 clusters, 0/1 values and scores: the interval always holds Clopper-Pearson's on the same
+    units taken as independent, and for a mean over subsets the stratified binomial one."""
+    rng = random.Random(48)
+    for _ in range(60):
+        clusters = [f"c{rng.randrange(rng.randint(3, 12))}" for _ in range(rng.randint(6, 40))]
+        if len(set(clusters)) < MIN_SCORE_CLUSTERS:
+            continue
+        rate = rng.random()
+        values = [round(rng.random(), 2) if continuous else float(rng.random() < rate) for _ in clusters]
+        for groups in ([""] * len(values), [rng.choice("ab") for _ in values]):
+            means = {g: [v for v, h in zip(values, groups, strict=True) if h == g] for g in set(groups)}
+            mean = sum(sum(m) / len(m) for m in means.values()) / len(means)
+            interval = mean_interval(mean, values, groups, clusters, continuous)
+            assert interval is not None
+            single = len(set(groups)) == 1
+            floor = binomial_interval(mean, kish_units(groups), None if single else stratified_stderr(values, groups))
+            assert interval[0] <= floor[0] and floor[1] <= interval[1], (values, groups, clusters)
+
+
+def test_the_stratified_binomial_se_of_one_group_is_the_binomial_one() -> None:
+    values = [1.0, 0.0, 0.0, 1.0, 1.0]
+    assert math.isclose(stratified_stderr(values, [""] * 5), math.sqrt(0.6 * 0.4 / 5))
+    by_count, by_stderr = binomial_interval(0.6, 5), binomial_interval(0.6, 5, math.sqrt(0.6 * 0.4 / 5))
+    assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(by_count, by_stderr, strict=True))

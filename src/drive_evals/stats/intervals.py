@@ -1,5 +1,6 @@
 """The report's 95% intervals for a mean of values in [0, 1]: Korn-Graubard's score interval, or the betting
-interval for scores between 0 and 1 (`mean_interval` chooses); why, and the coverage measured: docs/statistics.md.
+interval for scores between 0 and 1 (`mean_interval` chooses), never narrower than the Clopper-Pearson interval of
+the units taken as independent (`binomial_interval`); why, and the coverage measured: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def score_interval(
     clusters: int,
     confidence: float = CONFIDENCE,
     df: float | None = None,
+    min_clusters: int = MIN_SCORE_CLUSTERS,
 ) -> tuple[float, float] | None:
     """Korn and Graubard's (1998) interval for a mean of values in [0, 1]: Clopper-Pearson on an effective n.
 
@@ -38,10 +40,10 @@ def score_interval(
     n_eff is then shrunk by (z / t_df)^2 so that the interval carries the uncertainty of a variance estimated
     from G clusters (`df`: Bell-McCaffrey's, see `bell_mccaffrey_df`; at most G - 1). Unlike estimate +/- 1.96 SE
     it stays in [0, 1], is asymmetric near the ends, and has a width
-    at 0 (0/16 with t on 4 df: [0, 0.37]). None with fewer than MIN_SCORE_CLUSTERS clusters. Pass the CR2 SE
+    at 0 (0/16 with t on 4 df: [0, 0.37]). None with fewer than `min_clusters` clusters. Pass the CR2 SE
     (`cr2_stderr`); the coverage this reaches is measured in docs/statistics.md.
     """
-    if math.isnan(estimate) or math.isnan(stderr) or units < 1 or clusters < MIN_SCORE_CLUSTERS:
+    if math.isnan(estimate) or math.isnan(stderr) or units < 1 or clusters < min_clusters:
         return None
     p = min(1.0, max(0.0, estimate))
     variance = stderr * stderr
@@ -56,6 +58,43 @@ def score_interval(
     low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)
     high = 1.0 if successes >= effective else beta_quantile(1 - tail, successes + 1, effective - successes)
     return low, high
+
+
+def binomial_interval(
+    estimate: float, units: float, stderr: float | None = None, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """Clopper-Pearson's interval for a mean of independent values in [0, 1]: `estimate * n` successes in n trials
+    (fractional counts through the beta quantiles), n = `units`, or p(1 - p) / `stderr`^2 for an estimator whose
+    binomial standard error under independence is `stderr` (a mean over subsets: `stratified_stderr`).
+
+    The floor of every interval the report prints: units that share a cluster carry no more information than
+    independent ones, so no clustered interval may be narrower, however alike a run's few clusters happened to be
+    (3 of 13 from 3 frames: [5.0, 53.8], where Korn-Graubard on the three frames' agreement alone gave [15.6, 32.1]).
+    """
+    p = min(1.0, max(0.0, estimate))
+    effective = units
+    if stderr is not None and stderr > ZERO_STDERR and p * (1 - p) > 0.0:
+        effective = min(p * (1 - p) / (stderr * stderr), MAX_EFFECTIVE)
+    tail = (1 - confidence) / 2
+    successes = p * effective
+    low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)
+    high = 1.0 if successes >= effective else beta_quantile(1 - tail, successes + 1, effective - successes)
+    return low, high
+
+
+def stratified_stderr(values: Sequence[float], groups: Sequence[str]) -> float:
+    """The binomial standard error of the equal-weight mean over groups with every unit independent:
+    sqrt(sum_g m_g (1 - m_g) / (K^2 n_g)), m_g in [0, 1] a group's mean (the largest variance a value in [0, 1]
+    with that mean can have). One group: sqrt(p (1 - p) / n)."""
+    by_group: dict[str, list[float]] = {}
+    for value, group in zip(values, groups, strict=True):
+        by_group.setdefault(group, []).append(value)
+    count = len(by_group)
+    variance = 0.0
+    for members in by_group.values():
+        mean = min(1.0, max(0.0, sum(members) / len(members)))
+        variance += mean * (1 - mean) / (count * count * len(members))
+    return math.sqrt(variance)
 
 
 def kish_units(groups: Sequence[str]) -> float:
@@ -73,6 +112,7 @@ def mean_interval(
     groups: Sequence[str],
     clusters: Sequence[Hashable],
     continuous: bool,
+    min_clusters: int = MIN_SCORE_CLUSTERS,
 ) -> tuple[float, float] | None:
     """The report's 95% interval for `estimate`, the equal-weight mean over groups of `values` in [0, 1].
 
@@ -82,13 +122,22 @@ def mean_interval(
     distribution: a run of few frames that shows nothing of a rare tail of poor ones has a small SE that says
     nothing about that tail. A mean over several groups (SURDS `overall` with centerness in its xy2d subset) keeps
     Korn-Graubard's: betting on whole images would carry the differences between subsets, and the five 0/1 subsets
-    give its SE their binomial spread (docs/statistics.md). None without units or with fewer than
-    MIN_SCORE_CLUSTERS clusters.
+    give its SE their binomial spread (docs/statistics.md). Either is widened, where it is narrower, to the
+    Clopper-Pearson interval of the units taken as independent (`binomial_interval`). None without
+    units or with fewer than `min_clusters` clusters (MIN_SCORE_CLUSTERS; `benchmarks/bench_coverage.py` measures
+    the methods below it too).
     """
-    if not values or len(set(clusters)) < MIN_SCORE_CLUSTERS:
+    if not values or len(set(clusters)) < min_clusters:
         return None
     scores = continuous or any(value not in (0.0, 1.0) for value in values)
+    units = kish_units(groups)
     if scores and len(set(groups)) == 1:
-        return betting_interval(values, clusters, CONFIDENCE)
-    stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
-    return score_interval(estimate, stderr, kish_units(groups), len(set(clusters)), df=df)
+        clustered: tuple[float, float] | None = betting_interval(values, clusters, CONFIDENCE)
+    else:
+        stderr, df = cr2_stderr(values, groups, clusters), bell_mccaffrey_df(groups, clusters)
+        clustered = score_interval(estimate, stderr, units, len(set(clusters)), df=df, min_clusters=min_clusters)
+    if clustered is None:
+        return None
+    # one group: Clopper-Pearson on n itself; a mean over subsets: on the n its stratified binomial SE gives
+    floor = binomial_interval(estimate, units, None if len(set(groups)) == 1 else stratified_stderr(values, groups))
+    return min(clustered[0], floor[0]), max(clustered[1], floor[1])
