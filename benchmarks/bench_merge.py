@@ -46,7 +46,7 @@ print(time.perf_counter() - started, time.process_time() - cpu)
 def shard_logs() -> list[Path]:
     """The shard logs of the 2,490-sample run, made on first use (about 2 minutes of CPU)."""
     run_dir = bench_dir() / f"merge-shards-v{LOGS_VERSION}"
-    logs = sorted(run_dir.glob(f"shard-*-of-{PROCESSES}/*.eval"))
+    logs = sorted(run_dir.glob(f"merged.shards/shard-*-of-{PROCESSES}/*.eval"))
     if len(logs) == PROCESSES:
         return logs
     root = ensure_surds()
@@ -59,7 +59,7 @@ def shard_logs() -> list[Path]:
         result = measure(command, env={**server.client_env(), INSPECT_CACHE_ENV: cache})
     if result.returncode != 0:
         raise RuntimeError(f"the shard run failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return sorted(run_dir.glob(f"shard-*-of-{PROCESSES}/*.eval"))
+    return sorted(run_dir.glob(f"merged.shards/shard-*-of-{PROCESSES}/*.eval"))
 
 
 def timed_merge(module: str, function: str, out: Path, logs: list[Path]) -> tuple[float, float]:

@@ -24,8 +24,10 @@ from fakeserver import FakeModelServer, FakeRequest, Gate, Policy
 from fakeserver.drive import drive_policy
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai._util.log_layout import merged_log_candidates_for_shard
 from inspect_ai.dataset import Sample
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.log._file import without_merged_shards
 from inspect_ai.model import ChatMessage, Model, get_model
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
@@ -35,11 +37,14 @@ from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY
 from drive_evals.cli.run_processes import (
     JOURNAL_MEMBERS,
+    MERGED_NAME,
     START_MEMBER,
     Progress,
     RunError,
     ShardCount,
     ShardCounter,
+    adopt_old_layout,
+    default_processes,
     plan_shards,
     split_total,
 )
@@ -80,7 +85,31 @@ def test_totals_are_split_and_other_options_passed_unchanged(tmp_path: Path) -> 
     )
     command = shards[1].command("drive_evals/surds")
     assert command[command.index("-T") + 1] == "shard=2/3"
-    assert command[command.index("--log-dir") + 1] == str(tmp_path / "shard-2-of-3")
+    assert command[command.index("--log-dir") + 1] == str(tmp_path / "merged.shards" / "shard-2-of-3")
+
+
+def test_shard_logs_lie_where_inspects_listing_finds_their_merged_log(tmp_path: Path) -> None:
+    """`inspect view` hides a shard log that a finished merged log, written after it, covers; it recognises a shard
+    by Inspect's layout `<name>.shards/<k>/<log>` beside `<name>.eval`. Before, `LOG_DIR/shard-i-of-N/` was not that
+    layout, and every sharded run showed its shards beside `merged.eval` in the viewer."""
+    shard = plan_shards(2, tmp_path, [])[1]
+    candidates = merged_log_candidates_for_shard(str(shard.log_dir / "2026-12-04T10-00-00_surds_abc.eval"))
+    assert candidates is not None and candidates[0] == str(tmp_path / MERGED_NAME)
+
+
+def test_a_run_in_the_layout_before_resumes_in_the_new_one(tmp_path: Path) -> None:
+    """A run started in `LOG_DIR/shard-i-of-N/` moves into `LOG_DIR/merged.shards/` with its logs and console, so
+    `inspect eval-set` finds the shard's log there and resumes it (eval-set keeps no paths)."""
+    old = tmp_path / "shard-1-of-2"
+    old.mkdir()
+    (old / "a.eval").write_bytes(b"log")
+    (tmp_path / "shard-2-of-2").mkdir()
+    (tmp_path / "notes").mkdir()
+    assert default_processes(tmp_path, []) == 2, "the run's count is read from the layout before too"
+    adopt_old_layout(tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["merged.shards", "notes"]
+    assert (tmp_path / "merged.shards" / "shard-1-of-2" / "a.eval").read_bytes() == b"log"
+    assert default_processes(tmp_path, []) == 2
 
 
 @pytest.mark.parametrize(
@@ -310,7 +339,8 @@ def test_a_failed_shard_exits_non_zero_and_the_rerun_pays_for_nothing_twice(
     assert status == 1, output
     assert not failing.armed and "failed" in output and "run the same command again" in output
     assert not (log_dir / "merged.eval").exists()
-    [failed] = [log for log in map(read_eval_log, map(str, log_dir.glob("shard-*/*.eval"))) if log.status == "error"]
+    shard_logs = map(read_eval_log, map(str, log_dir.glob("merged.shards/shard-*/*.eval")))
+    [failed] = [log for log in shard_logs if log.status == "error"]
     assert failed.eval.metadata and failed.eval.metadata["shard"] == f"{PROCESSES}/{PROCESSES}"
     assert len([s for s in failed.samples or [] if s.error is None]) > 1, "the failed shard's finished samples"
 
@@ -361,7 +391,7 @@ def test_merge_only_names_the_unfinished_shards(tmp_path: Path, capsys: pytest.C
 
 
 def test_processes_default_to_the_usable_cores_within_the_totals_or_to_the_run_being_resumed(tmp_path: Path) -> None:
-    from drive_evals.cli.run_processes import default_processes, usable_cores
+    from drive_evals.cli.run_processes import usable_cores
 
     allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert usable_cores() == allowed
@@ -369,12 +399,13 @@ def test_processes_default_to_the_usable_cores_within_the_totals_or_to_the_run_b
     assert default_processes(tmp_path, ["--max-connections", "1"]) == 1, "one connection: one process"
     assert default_processes(tmp_path, ["--max-samples=1", "--max-connections", "8"]) == 1
     assert default_processes(tmp_path, ["--max-connections"]) == allowed, "a missing value is refused later"
-    (tmp_path / "shard-2-of-5").mkdir()
+    shards = tmp_path / "merged.shards"
+    (shards / "shard-2-of-5").mkdir(parents=True)
     assert default_processes(tmp_path, []) == allowed, "a directory without a log: no run to resume"
-    (tmp_path / "shard-2-of-5" / "a.eval").write_bytes(b"")
+    (shards / "shard-2-of-5" / "a.eval").write_bytes(b"")
     assert default_processes(tmp_path, ["--max-connections", "1"]) == 5, "the run's own count, to resume it"
-    (tmp_path / "shard-1-of-3").mkdir()
-    (tmp_path / "shard-1-of-3" / "b.eval").write_bytes(b"")
+    (shards / "shard-1-of-3").mkdir()
+    (shards / "shard-1-of-3" / "b.eval").write_bytes(b"")
     assert default_processes(tmp_path, []) == allowed, "two runs in one directory: neither is guessed"
 
 
@@ -441,9 +472,12 @@ def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluste
                             timeout=TIMEOUT_SECONDS, cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "the data has 3 frames, fewer than 4: 3 processes instead" in result.stdout, result.stdout
-    assert sorted(path.name for path in (tmp_path / "default").iterdir()) == [
-        "merged.eval",
-        *(f"shard-{i}-of-3" for i in (1, 2, 3)),
+    assert sorted(path.name for path in (tmp_path / "default").iterdir()) == ["merged.eval", "merged.shards"]
+    assert sorted(path.name for path in (tmp_path / "default" / "merged.shards").iterdir()) == [
+        f"shard-{i}-of-3" for i in (1, 2, 3)
     ], "the first plan's directories are gone"
+    # what `inspect view --log-dir` lists: the merged log only, its shards hidden behind it
+    listed = without_merged_shards(list_eval_logs(str(tmp_path / "default")))
+    assert [Path(info.name).name for info in listed] == ["merged.eval"]
     merged = read_eval_log(str(tmp_path / "default" / "merged.eval"), header_only=True)
     assert merged.status == "success" and merged.results and merged.results.total_samples == 24

@@ -4,8 +4,9 @@
 
 Starts `inspect view` on LOG_DIR, drives a headless Chromium over the DevTools pipe (no browser download, no
 package), waits until the page's text stops changing (the viewer renders with JavaScript after the load event),
-and writes `viewer-<task>-samples.png`, `viewer-<task>-sample.png` (score view) and `viewer-<task>-transcript.png`
-per log. Look at them: that is the check.
+and writes `viewer-logs.png` (the log list), then `viewer-<task>-samples.png`, `viewer-<task>-sample.png` (score
+view) and `viewer-<task>-transcript.png` per log the list shows (shard logs a merged log covers are hidden there).
+Look at them: that is the check.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlparse
 
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+from inspect_ai.log._file import without_merged_shards
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from devtools import CHROMIUM_ENV, CHROMIUM_NAMES, DevToolsPipe, find_chromium, headless_chromium  # tests/devtools.py
@@ -100,14 +102,20 @@ def screenshot_logs(log_dir: Path, out: Path, port: int) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with inspect_view(log_dir, port) as base, chromium() as browser:
-        for info in list_eval_logs(str(log_dir)):
+        listed = without_merged_shards(list_eval_logs(str(log_dir)))  # what the viewer's own listing shows
+        path = out / "viewer-logs.png"
+        path.write_bytes(browser.shoot(f"{base}/#/logs/", Path(listed[0].name).name if listed else "logs"))
+        written.append(path)
+        for info in listed:
             log = read_eval_log(info, header_only=True)
             summaries = read_eval_log_sample_summaries(info)
             if not summaries:
                 continue
             sample = summaries[0]
-            name = Path(info.name).name
+            name = _relative(info.name, log_dir)
             task = log.eval.task.split("/")[-1]
+            if any(path.name == f"viewer-{task}-samples.png" for path in written):  # a second log of the task
+                task = f"{task}-{Path(name).stem}"
             route = f"{base}/#/logs/{quote(name)}/samples"
             first_id = min(str(summary.id) for summary in summaries)  # the list opens sorted by id
             scoring = f"{route}/sample/{quote(str(sample.id))}/{sample.epoch}/scoring"
@@ -121,6 +129,13 @@ def screenshot_logs(log_dir: Path, out: Path, port: int) -> list[Path]:
                 path.write_bytes(browser.shoot(url, expect))
                 written.append(path)
     return written
+
+
+def _relative(location: str, log_dir: Path) -> str:
+    """A log's path inside the log directory, as the viewer's routes name it."""
+    parsed = urlparse(location)
+    path = Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(location)
+    return path.resolve().relative_to(log_dir.resolve()).as_posix()
 
 
 def main() -> None:

@@ -8,12 +8,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import ContentImage
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from PIL import Image
 
 from drive_evals.data import demo_dir
 from drive_evals.drivebench.dataset import load_drivebench, parse_image_size
 from drive_evals.drivebench.settings import CORRUPTIONS, SETTINGS, parse_settings
+from drive_evals.drivebench.solver import input_images, official_message
 from drive_evals.errors import DataValidationError, ParameterError
 
 
@@ -66,6 +68,29 @@ def test_paired_settings_share_question_keys() -> None:
     assert per_setting["clean"] == per_setting["text_only"] == per_setting["fog"]
     assert len(per_setting["clean"]) == built.summary["records"] == 15
     assert len({s.id for s in built.dataset}) == 45
+
+
+def _shown_question(sample: Sample) -> str:
+    assert isinstance(sample.input, list) and isinstance(sample.input[0].content, list)
+    [text] = [part.text for part in sample.input[0].content if isinstance(part, ContentText)]
+    return text
+
+
+def test_the_viewer_shows_each_questions_setting_and_the_model_gets_the_official_prompt() -> None:
+    """The viewer cuts the id column at 10 characters, so `drivebench-7e4c32-q2-clean`, `-text_only` and `-fog`
+    looked alike: with several settings the question shown leads with its setting. The ids stay (pairing reads
+    them), and the message sent is built from the metadata's question, unchanged."""
+    built = load_drivebench("demo", None, parse_settings("clean,text_only,fog"), None, None, (224, 224))
+    by_id = {str(s.id): s for s in built.dataset}
+    question = by_id["drivebench-7e4c32-q2-fog"].metadata["question"]  # type: ignore[index]
+    for setting in ("clean", "text_only", "fog"):
+        assert _shown_question(by_id[f"drivebench-7e4c32-q2-{setting}"]) == f"[{setting}] {question}"
+    sample = by_id["drivebench-7e4c32-q2-fog"]
+    assert isinstance(sample.input, list) and isinstance(sample.input[0], ChatMessageUser)
+    sent = official_message(["CAM_BACK"], question, input_images(sample.input[0]))
+    assert "[fog]" not in str(sent.content) and question in str(sent.content)
+    single = load_drivebench("demo", None, parse_settings("fog"), None, None, (224, 224)).dataset[1]
+    assert _shown_question(single) == single.metadata["question"]  # type: ignore[index]
 
 
 def test_images_per_setting() -> None:

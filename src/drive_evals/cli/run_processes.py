@@ -7,9 +7,11 @@ them, shows one progress line for all of them, and once every shard has finished
 (drive_evals/cli/merge.py): the same samples and metrics as an unsharded run. The processes are forked once this
 one has imported Inspect (drive_evals/cli/shard_start.py), so start-up is paid once, not N times.
 
-Each shard has a log directory of its own (`LOG_DIR/shard-i-of-N`), which is what makes resume free: run the same
-command again and `inspect eval-set` skips the shards that finished, and re-runs a failed or killed shard from its
-log, copying every sample the log holds, so only the missing samples are sent again.
+Each shard has a log directory of its own (`LOG_DIR/merged.shards/shard-i-of-N`), which is what makes resume free:
+run the same command again and `inspect eval-set` skips the shards that finished, and re-runs a failed or killed
+shard from its log, copying every sample the log holds, so only the missing samples are sent again. The layout is
+Inspect's own for a merged log's shards (`<name>.shards/<k>/` beside `<name>.eval`, `inspect_ai/_util/log_layout.py`):
+`inspect view` lists the shards only until `merged.eval` is written, then hides those it covers.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ MODEL_OPTIONS = ("--model", "--model-role")
 OWN_OPTIONS = {"--log-format": "merging reads and writes .eval logs"}
 """`inspect eval-set` options this command sets itself, and why a user may not pass them."""
 MERGED_NAME = "merged.eval"
+SHARDS_NAME = "merged.shards"
+"""The shards' directory beside the merged log: the name Inspect's log listing recognises as `merged.eval`'s shards
+(the viewer then hides a shard log that a finished `merged.eval`, written after it, covers)."""
 CONSOLE_NAME = "console.txt"
 """Each shard process's terminal output, kept in its directory."""
 CONSOLE_ENV = {"COLUMNS": "160"}
@@ -95,14 +100,31 @@ def usable_cores() -> int:
 
 
 SHARD_DIR = re.compile(r"shard-(\d+)-of-(\d+)")
-"""A shard's directory under the run's log directory (`ShardProcess.log_dir`)."""
+"""A shard's directory under `LOG_DIR/merged.shards` (`ShardProcess.log_dir`)."""
+
+
+def shards_dir(log_dir: Path) -> Path:
+    """Where a run's shard directories are: `LOG_DIR/merged.shards`."""
+    return log_dir / SHARDS_NAME
+
+
+def adopt_old_layout(log_dir: Path) -> None:
+    """Move the shard directories of a run started before the `merged.shards` layout (`LOG_DIR/shard-i-of-N`) into
+    it, so that it resumes where it stopped: `inspect eval-set` keeps no paths in its directory, only logs."""
+    for old in sorted(log_dir.glob("shard-*-of-*")):
+        new = shards_dir(log_dir) / old.name
+        if old.is_dir() and SHARD_DIR.fullmatch(old.name) and not new.exists():
+            new.parent.mkdir(parents=True, exist_ok=True)
+            old.rename(new)
 
 
 def default_processes(log_dir: Path, options: Sequence[str]) -> int:
     """The processes of a run given no `--processes`: those of the run already in `log_dir` (resuming on another
-    machine keeps its shards), else one per usable core, but no more than `--max-connections` or `--max-samples`
-    allow (each process needs one of each: more would exceed the total the user set)."""
-    logged = (SHARD_DIR.fullmatch(path.parent.name) for path in log_dir.glob("shard-*-of-*/*.eval"))
+    machine keeps its shards; the layout before `merged.shards` too), else one per usable core, but no more than
+    `--max-connections` or `--max-samples` allow (each process needs one of each: more would exceed the total the
+    user set)."""
+    paths = [*shards_dir(log_dir).glob("shard-*-of-*/*.eval"), *log_dir.glob("shard-*-of-*/*.eval")]
+    logged = (SHARD_DIR.fullmatch(path.parent.name) for path in paths)
     counts = {int(match[2]) for match in logged if match}
     if len(counts) == 1:
         return counts.pop()
@@ -195,7 +217,7 @@ def plan_shards(processes: int, log_dir: Path, options: Sequence[str]) -> list[S
         ShardProcess(
             index=i + 1,
             count=processes,
-            log_dir=log_dir / f"shard-{i + 1}-of-{processes}",
+            log_dir=shards_dir(log_dir) / f"shard-{i + 1}-of-{processes}",
             options=(*shared, *(part for name, values in shares.items() for part in (name, str(values[i])))),
         )
         for i in range(processes)
@@ -392,6 +414,7 @@ def run_processes(
     """
     stream = stream or sys.stdout  # looked up now, not at import: the caller may have redirected it
     shards = plan_shards(processes, log_dir, options)
+    adopt_old_layout(log_dir)
     done = {shard.index: finished_log(shard) for shard in shards}
     pending = [shard for shard in shards if done[shard.index] is None]
     if merge_only:

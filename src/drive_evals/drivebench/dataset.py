@@ -242,16 +242,24 @@ def camera_level(cameras: Sequence[str]) -> str:
     return cameras[0] if len(cameras) == 1 else "all six" if len(cameras) == len(CAMERAS) else "several"
 
 
+SETTING_MARK = "[{}] "
+"""Before the question shown in the viewer when a run has several settings (`record_to_sample`)."""
+
+
 def record_to_sample(
     record: DBRecord, key: str, setting: Setting, images: list[Content], extra: dict[str, Any], paired: bool
 ) -> Sample:
     """The question text, then the images (what the viewer previews); the solver builds the official message.
 
     The id is the question key in a one-setting run, so runs of different settings pair by id in the report (a
-    text-only run is a blind control of the clean run); with several settings it ends in the setting's name."""
+    text-only run is a blind control of the clean run); with several settings it ends in the setting's name, and
+    the question shown is led by it (`[fog] ...`): the viewer cuts the id column at 10 characters
+    (`messageShape.idSize` in its bundle; a column takes no width), which hides the setting, and the solver sends
+    the official prompt from the metadata, not this text."""
+    shown = f"{SETTING_MARK.format(setting.name)}{record.question}" if paired else record.question
     return Sample(
         id=f"{key}-{setting.name}" if paired else key,
-        input=[ChatMessageUser(content=[ContentText(text=record.question), *images])],
+        input=[ChatMessageUser(content=[ContentText(text=shown), *images])],
         target=record.answer,
         metadata={
             "question_key": key,
