@@ -44,6 +44,7 @@ from drive_evals.stats.distributions import t_quantile  # noqa: E402
 from drive_evals.stats.intervals import (  # noqa: E402
     MIN_SCORE_CLUSTERS,
     ZERO_STDERR,
+    credit_interval,
     kish_units,
     mean_interval,
     score_interval,
@@ -55,6 +56,7 @@ from drive_evals.stats.paired import (  # noqa: E402
     min_clusters,
     paired_difference,
     paired_tests,
+    scaled_paired_difference,
 )
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"
@@ -83,6 +85,8 @@ class Sample:
     b: FloatArray | None
     clusters: npt.NDArray[np.int64]
     groups: npt.NDArray[np.int64]
+    uppers: FloatArray | None = None
+    """Per-unit upper bounds of credits (a ratio of sums linearised: VLADBench's `total`); None for values in [0, 1]."""
 
 
 @dataclass(frozen=True)
@@ -288,6 +292,89 @@ def paired_judge(name: str, describes: str, mean: float, spread: float, shift: f
     return Shape(name, f"{describes}, A +{shift} log-odds", True, draw, truth)
 
 
+VLADBENCH_TASKS = ("Weather", "Vehicle_Recognition", "VRU_Cutin", "Sign_Sign_Relation")
+"""One task of each composite VLADBench scorer: general (0, 0.8, 0.2), grounding (0.3, 0.5, 0.2: a box question's IoU
+weighs n / boxes), judge (0.7, 0.1, 0.2: yes/no and descriptive questions weighed apart), relation (tip pairs)."""
+VLADBENCH_LOCATE = "Where is the car located in the image? The output format should be [x1, y1, x2, y2]."
+VLADBENCH_CLASSIFY = "What is the object in the red box? ['car', 'bus']. Note that no explantion is needed."
+VLADBENCH_TRUTH_SCENES = 40_000
+
+
+def _vladbench_rows(
+    rng: np.random.Generator, scenes: int, shifts: tuple[float, ...]
+) -> tuple[list[list[tuple[dict[str, float], dict[str, object]]]], npt.NDArray[np.int64]]:
+    """Scenes (the clusters: one official `dindex` sample of one task) of 2-6 questions, each scene with a
+    difficulty of its own; per model (one a shift in `shifts`, in log-odds) its score values and sample metadata.
+    A grounding scene opens with its box question and a judge scene alternates descriptive and yes/no questions, so
+    every task's official score is defined, as the data checks require of a full run."""
+    tasks = rng.integers(0, len(VLADBENCH_TASKS), size=scenes)
+    sizes = rng.integers(2, 7, size=scenes)
+    difficulty = rng.standard_normal(scenes)
+    runs: list[list[tuple[dict[str, float], dict[str, object]]]] = [[] for _ in shifts]
+    cluster_of: list[int] = []
+    number = 0
+    for scene in range(scenes):
+        task = VLADBENCH_TASKS[int(tasks[scene])]
+        for position in range(int(sizes[scene])):
+            number += 1
+            question = VLADBENCH_LOCATE if task == "Vehicle_Recognition" and position == 0 else VLADBENCH_CLASSIFY
+            answer = ("yes" if rng.random() < 0.5 else "no") if task == "VRU_Cutin" and position % 2 else "car"
+            metadata = {"task": task, "row": number, "dindex": str(scene), "question": question, "answer": answer}
+            uniform = rng.random(3)
+            for run, shift in zip(runs, shifts, strict=True):
+                p = float(_logistic(np.array(_logit(0.5) + 1.2 * difficulty[scene] + shift)))
+                value = {
+                    "correct": float(uniform[0] < p),
+                    "obey": float(uniform[1] < 0.6 + 0.3 * p),
+                    "iou": float(np.clip(p + 0.3 * (uniform[2] - 0.5), 0.0, 1.0)),
+                    "paired": 1.0,
+                }
+                run.append((value, metadata))
+            cluster_of.append(scene)
+    return runs, np.asarray(cluster_of, dtype=np.int64)
+
+
+def _credits(rows: list[tuple[dict[str, float], dict[str, object]]]) -> tuple[FloatArray, FloatArray]:
+    from drive_evals.vladbench.credits import question_credits
+
+    credits = question_credits(rows)
+    assert all(credit is not None for credit in credits), "every task has its box and yes/no questions"
+    values = np.array([c.value for c in credits if c is not None], dtype=np.float64)
+    uppers = np.array([c.upper for c in credits if c is not None], dtype=np.float64)
+    return values, uppers
+
+
+def _vladbench_total(rows: list[tuple[dict[str, float], dict[str, object]]]) -> float:
+    from drive_evals.vladbench.metrics import TOTAL, official_scores, task_results
+
+    return official_scores(task_results(rows))[TOTAL]
+
+
+def vladbench_shape(shift: float = 0.0, paired: bool = False) -> Shape:
+    """VLADBench's official `total` over scenes of four composite tasks: the truth is the official total of a
+    draw of VLADBENCH_TRUTH_SCENES scenes (a ratio of sums: its population value), each draw's credits are the
+    real `vladbench.credits.question_credits`."""
+    shifts = (shift, 0.0) if paired else (0.0,)
+
+    def draw(rng: np.random.Generator, clusters: int) -> Sample:
+        runs, index = _vladbench_rows(rng, clusters, shifts)
+        (a, uppers), *rest = [_credits(rows) for rows in runs]
+        b = None
+        if rest:
+            b, b_uppers = rest[0]
+            uppers = np.maximum(uppers, b_uppers)
+        return Sample(a, b, index, np.zeros(index.size, dtype=np.int64), uppers)
+
+    def truth(rng: np.random.Generator) -> float:
+        runs, _ = _vladbench_rows(rng, VLADBENCH_TRUTH_SCENES, shifts)
+        totals = [_vladbench_total(rows) for rows in runs]
+        return totals[0] - totals[1] if paired else totals[0]
+
+    if paired:
+        return Shape("paired-vladbench-total", f"VLADBench total, A +{shift} log-odds", True, draw, truth)
+    return Shape("vladbench-total", "VLADBench total: four composite tasks, 2-6 questions a scene", False, draw, truth)
+
+
 SHAPES = (
     binary_shape("surds-subset", "SURDS subset, 1-4 units an image, 40% correct", 0.4, 1.0, (1, 4)),
     binary_shape("surds-rare", "SURDS subset at 3% correct (estimates often 0)", 0.03, 1.0, (1, 4)),
@@ -310,6 +397,8 @@ SHAPES = (
     paired_overall(0.5),
     paired_judge("paired-judge", "DriveLMM-o1 judge scores", 0.7, 0.8, 0.3),
     paired_judge("paired-judge-harsh", "judge scores near 1 with a heavy tail of poor frames", 0.97, 1.5, 0.5),
+    vladbench_shape(),
+    vladbench_shape(0.5, paired=True),
 )
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
 POWER_RATE, POWER_UNITS = 0.4, (1, 4)
@@ -369,8 +458,15 @@ class Tally:
         return f"{self.mean_width:.3f} · {self.above / self.shown:.1%}/{below / self.shown:.1%}".replace("%", "")
 
 
+REPORT_TOTAL = "betting interval on the per-question credits (report)"
+REPORT_PAIRED_TOTAL = "score test inverted on the credits over their largest bound, sign-flip at 0 (report)"
+REPORT_TOTALS = (REPORT_TOTAL, REPORT_PAIRED_TOTAL)
+
+
 def single_methods(sample: Sample, shape: Shape, report_only: bool = False) -> dict[str, tuple[float, float] | None]:
     values, clusters = sample.a.tolist(), sample.clusters.tolist()
+    if sample.uppers is not None:  # a ratio of sums: only the report's method applies
+        return {REPORT_TOTAL: credit_interval(values, sample.uppers.tolist(), clusters)}
     grouped = equal_group_mean(values, sample.groups.tolist(), clusters)
     estimate, se, g = grouped.overall, grouped.overall_stderr, len(set(clusters))
     cr2 = cr2_stderr(values, sample.groups.tolist(), clusters)
@@ -473,6 +569,10 @@ def paired_methods(
 ) -> dict[str, tuple[tuple[float, float] | None, bool]]:
     """Each paired method's interval and whether it disagrees with its own p-value about 0."""
     assert sample.b is not None
+    if sample.uppers is not None:
+        scale = float(sample.uppers.max())
+        total = scaled_paired_difference(sample.a.tolist(), sample.b.tolist(), sample.clusters.tolist(), scale)
+        return {REPORT_PAIRED_TOTAL: _with_agreement((total.ci_low, total.ci_high), total.p_value)}
     groups = sample.groups.tolist() if sample.groups.max() > 0 else None
     result = paired_difference(sample.a.tolist(), sample.b.tolist(), sample.clusters.tolist(), groups)
     Outcome = tuple[tuple[float, float] | None, bool]
@@ -614,7 +714,7 @@ def width_table(results: dict[tuple[str, int], dict[str, Tally]], counts: tuple[
         "|---|---|" + "---|" * len(counts),
     ]
     for shape in SHAPES:
-        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, FRAME_CAP, REPORT_SCORE, FEWER_CLUSTERS):
+        for method in (KORN_GRAUBARD, FLOOR_HALL_BEFORE, FRAME_CAP, REPORT_SCORE, FEWER_CLUSTERS, REPORT_TOTAL):
             if not shape.paired and all((shape.name, g) in results for g in counts):
                 tallies = [results[(shape.name, g)].get(method) for g in counts]
                 if any(tallies):
@@ -692,7 +792,7 @@ def main(argv: list[str] | None = None) -> int:
     with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
         for key, tallies, seconds in pool.map(_simulate_cell, cells):
             results[key] = tallies
-            report = tallies.get(REPORT_SCORE) or tallies.get(REPORT_PAIRED) or Tally()
+            report = next((tallies[m] for m in (REPORT_SCORE, REPORT_PAIRED, *REPORT_TOTALS) if m in tallies), Tally())
             print(
                 f"{key[0]} G={key[1]}: report {report.coverage:.4f} over {report.shown} intervals, {seconds:.0f} s "
                 f"(done at {time.monotonic() - started:.0f} s)",

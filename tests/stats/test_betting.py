@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable
 
+import numpy as np
 import pytest
 from betting_reference import ALPHA, reference_capital
 
@@ -82,3 +83,25 @@ def test_the_order_of_the_samples_changes_nothing() -> None:
     assert betting_interval(values, clusters, 1 - ALPHA) == betting_interval(
         [values[i] for i in shuffled], [clusters[i] for i in shuffled], 1 - ALPHA
     )
+
+
+def test_bounds_of_one_per_unit_leave_the_interval_as_it_was() -> None:
+    """`uppers` of 1 are the values' own range: the same interval, bit for bit."""
+    rng = np.random.default_rng(5)
+    values = np.round(rng.random(40), 2).tolist()
+    clusters = [f"f{i % 9}" for i in range(40)]
+    assert betting_interval(values, clusters, 1 - ALPHA, [1.0] * 40) == betting_interval(values, clusters, 1 - ALPHA)
+
+
+def test_credits_above_one_widen_the_interval_and_keep_the_estimate() -> None:
+    """Credits of a ratio of sums: a box question weighs 4 units (upper 4). The mean is in [0, 1]; the interval
+    holds it, and is wider than one that took every credit for a value in [0, 1]."""
+    values = [0.2, 0.8, 0.0, 3.0, 0.6, 0.0, 0.8, 1.0, 0.2, 2.0, 0.8, 0.0] * 3
+    uppers = [1.0, 1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0, 4.0, 1.0, 1.0] * 3
+    clusters = [f"s{i // 3}" for i in range(36)]
+    mean = sum(values) / len(values)
+    low, high = betting_interval(values, clusters, 1 - ALPHA, uppers)
+    assert low < mean < high
+    clipped = [min(v, 1.0) for v in values]
+    narrow = betting_interval(clipped, clusters, 1 - ALPHA)
+    assert high - low > narrow[1] - narrow[0]

@@ -97,3 +97,15 @@ def test_no_paired_interval_at_five_clusters() -> None:
     """At 5 clusters no sign-flip test can reject at 5%: no interval rather than a miscalibrated one."""
     tally = bench_coverage.simulate(SHAPES["paired-chance"], 5, 20, others=0)[bench_coverage.REPORT_PAIRED]
     assert tally.shown == 0
+
+
+@pytest.mark.slow  # the truth is the official total of 40,000 simulated scenes: some 10 s a shape
+@pytest.mark.parametrize(("name", "clusters"), [("vladbench-total", 6), ("paired-vladbench-total", 9)])
+def test_vladbench_total_and_its_paired_difference_cover(name: str, clusters: int) -> None:
+    """VLADBench's `total` (a ratio of sums, its credits from the real `vladbench.credits`) had no interval and no
+    paired test; both now cover on the bench's shape of four composite tasks."""
+    shape = SHAPES[name]
+    method = bench_coverage.REPORT_PAIRED_TOTAL if shape.paired else bench_coverage.REPORT_TOTAL
+    tally = bench_coverage.simulate(shape, clusters, REPLICATIONS, others=0)[method]
+    assert tally.shown == tally.total and tally.disagree == 0
+    assert tally.coverage >= FLOOR, tally

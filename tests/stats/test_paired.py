@@ -17,6 +17,7 @@ from drive_evals.stats.paired import (
     min_clusters,
     paired_difference,
     paired_tests,
+    scaled_paired_difference,
 )
 from drive_evals.stats.score_test import null_variance
 
@@ -296,3 +297,19 @@ def test_score_test_on_independent_units_is_tangos() -> None:
         z = (b - c - n * delta) / math.sqrt(n * (2 * p21 + delta * (1 - delta)))
         expected = 2 * t_cdf(-abs(z) * math.sqrt((n - 1) / n), n - 1)
         assert score.p_value(delta) == pytest.approx(expected, rel=1e-9), delta
+
+
+def test_credits_are_compared_on_their_scale_and_read_back() -> None:
+    """VLADBench's `total` credits lie in [0, 3] here: the test runs on them over 3, and reads the difference back
+    on the credits' scale; the p-value is the one on the scaled values."""
+    rng = np.random.default_rng(48)
+    clusters = [f"s{i // 4}" for i in range(80)]
+    a = (rng.random(80) * 3).round(2).tolist()
+    b = [max(0.0, v - 0.3 * rng.random()) for v in a]
+    scaled = scaled_paired_difference(a, b, clusters, 3.0)
+    plain = paired_difference([v / 3 for v in a], [v / 3 for v in b], clusters)
+    assert math.isclose(scaled.estimate, sum(a) / 80 - sum(b) / 80)
+    assert scaled.p_value == plain.p_value and math.isclose(scaled.ci_low, 3 * plain.ci_low)
+    assert -1.0 <= scaled.ci_low < scaled.estimate < scaled.ci_high <= 1.0
+    few = scaled_paired_difference(a[:8], b[:8], clusters[:8], 3.0)
+    assert math.isnan(few.ci_low) and few.no_interval, "2 clusters: no interval, as unscaled"

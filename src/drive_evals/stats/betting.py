@@ -31,26 +31,37 @@ FloatArray = npt.NDArray[np.float64]
 Rejects = Callable[[FloatArray], npt.NDArray[np.bool_]]
 
 
-def betting_interval(values: Sequence[float], clusters: Sequence[Hashable], confidence: float) -> tuple[float, float]:
-    """The hedged-capital interval for the mean of `values`, each in [0, 1].
+def betting_interval(
+    values: Sequence[float],
+    clusters: Sequence[Hashable],
+    confidence: float,
+    uppers: Sequence[float] | None = None,
+) -> tuple[float, float]:
+    """The hedged-capital interval for the mean of `values`, each in [0, 1] (or in [0, `uppers[i]`]).
 
     Clusters are the independent draws: cluster c holds a share a_c of the units and a score sum s_c in [0, a_c]
     (over all units), and under the true mean m each cluster's s_c - m a_c averages 0. Bets are placed on the
     clusters in the order of their names (an order that cannot depend on their scores), sized by the paper's
     predictable plug-in for a fixed number of draws, half the capital betting above m and half below. The interval
     always holds the estimate itself.
+
+    With `uppers`, unit i's value lies in [0, uppers[i]] (a ratio of sums linearised into per-unit credits, some of
+    which weigh more than one unit: VLADBench's `total`) and the mean, sum of values over units, in [0, 1]: cluster
+    c's sum then lies in [0, U_c], U_c the sum of its units' uppers, and a bet below m is sized so that no cluster
+    can take more than TRUNCATION of the capital whatever its sum.
     """
     alpha = 1.0 - confidence
     shares, scores = _cluster_sums(values, clusters)
+    ranges = shares if uppers is None else _cluster_sums(uppers, clusters)[1]
     # scaled so that the largest cluster spans [-m, 1 - m], the range the paper's bets are sized for. The scale is
     # read from the whole run, so strictly the bets are not predictable; the bench's 1-15 questions a frame
     # (`drivelmm-judge-harsh-unequal`) is covered at 0.998-1.000 (docs/statistics.md).
     largest = shares.max()
-    shares, scores = shares / largest, scores / largest
+    shares, scores, ranges = shares / largest, scores / largest, ranges / largest
     estimate = float(scores.sum() / shares.sum())
 
     def rejected(means: FloatArray) -> npt.NDArray[np.bool_]:
-        return _capital_peak(scores, shares, means, alpha) >= 1.0 / alpha
+        return _capital_peak(scores, shares, means, alpha, ranges) >= 1.0 / alpha
 
     coarse = np.linspace(0.0, 1.0, COARSE_STEPS + 1)
     low = _edge(rejected, coarse[coarse < estimate], estimate, below=True)
@@ -87,8 +98,12 @@ def _edge(rejected: Rejects, candidates: FloatArray, estimate: float, below: boo
     return float(fine[last_rejected]) if last_rejected >= 0 else outer
 
 
-def _capital_peak(scores: FloatArray, shares: FloatArray, means: FloatArray, alpha: float) -> FloatArray:
-    """For each candidate mean, the highest capital the hedged gambler holds at any point of the sequence."""
+def _capital_peak(
+    scores: FloatArray, shares: FloatArray, means: FloatArray, alpha: float, ranges: FloatArray
+) -> FloatArray:
+    """For each candidate mean, the highest capital the hedged gambler holds at any point of the sequence.
+
+    Cluster c's outcome lies in [-m a_c, U_c - m a_c] (`ranges` holds U_c; U_c = a_c for values in [0, 1])."""
     count = scores.size
     # rows: clusters in order; columns: candidate means. Each entry lies in [-m, 1 - m].
     outcome = scores[:, None] - means[None, :] * shares[:, None]
@@ -101,7 +116,9 @@ def _capital_peak(scores: FloatArray, shares: FloatArray, means: FloatArray, alp
     with np.errstate(divide="ignore"):
         # a bet on "above m" loses at most m per unit staked, one on "below m" at most 1 - m
         up = np.minimum(bet, TRUNCATION / means[None, :])
-        down = np.minimum(bet, TRUNCATION / (1.0 - means[None, :]))
+        # below m a cluster loses at most U_c - m a_c, which is at most 1 - m when its values lie in [0, 1]
+        reach = np.maximum(1.0 - means[None, :], ranges[:, None] - means[None, :] * shares[:, None])
+        down = np.minimum(bet, TRUNCATION / reach)
     log_up = np.cumsum(np.log1p(up * outcome), axis=0)
     log_down = np.cumsum(np.log1p(-down * outcome), axis=0)
     with np.errstate(over="ignore"):  # a capital past float range is rejected all the same

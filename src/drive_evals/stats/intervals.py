@@ -141,3 +141,16 @@ def mean_interval(
     # one group: Clopper-Pearson on n itself; a mean over subsets: on the n its stratified binomial SE gives
     floor = binomial_interval(estimate, units, None if len(set(groups)) == 1 else stratified_stderr(values, groups))
     return min(clustered[0], floor[0]), max(clustered[1], floor[1])
+
+
+def credit_interval(
+    values: Sequence[float], uppers: Sequence[float], clusters: Sequence[Hashable]
+) -> tuple[float, float] | None:
+    """The 95% interval for the mean of per-unit credits, unit i's in [0, uppers[i]], the mean in [0, 1]: a ratio of
+    sums linearised into credits (VLADBench's `total`, `vladbench.credits`). The betting interval over clusters with
+    those bounds, which holds whatever the credits' distribution given independent clusters; no SE-based interval
+    was tried, for the reason the judge scores have none (docs/statistics.md). None below MIN_SCORE_CLUSTERS
+    clusters."""
+    if not values or len(set(clusters)) < MIN_SCORE_CLUSTERS:
+        return None
+    return betting_interval(values, clusters, CONFIDENCE, uppers)

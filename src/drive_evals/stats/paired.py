@@ -140,6 +140,24 @@ def paired_difference(
     return dataclasses.replace(untested, ci_low=low, ci_high=high, detectable=tests.detectable())
 
 
+def scaled_paired_difference(
+    a: Sequence[float], b: Sequence[float], clusters: Sequence[Hashable], scale: float
+) -> PairedDifference:
+    """`paired_difference` of values in [0, `scale`] (per-unit credits of a ratio of sums, VLADBench's `total`):
+    run on the values over `scale`, which lie in [0, 1], with the estimate, interval and detectable difference
+    scaled back (the p-value does not depend on the scale) and the interval kept in [-1, 1], where a difference of
+    two means in [0, 1] lies."""
+    result = paired_difference([v / scale for v in a], [v / scale for v in b], clusters)
+    low, high = DIFFERENCE_BOUNDS
+    return dataclasses.replace(
+        result,
+        estimate=result.estimate * scale,
+        ci_low=result.ci_low if math.isnan(result.ci_low) else max(low, result.ci_low * scale),
+        ci_high=result.ci_high if math.isnan(result.ci_high) else min(high, result.ci_high * scale),
+        detectable=result.detectable * scale,
+    )
+
+
 @dataclass(frozen=True)
 class PairedTests:
     """The two tests of one comparison: the cluster sign-flip test and the bounded score test."""
