@@ -60,11 +60,11 @@ def test_a_task_undefined_on_its_questions_gets_no_credits() -> None:
 
 def test_a_box_question_carries_its_tasks_mean_iou() -> None:
     """One box question among four of a Grounding task: its IoU is the task's mean IoU, weighed by n / boxes = 4."""
-    rows: list[Row] = [
-        ({"correct": 0.0, "obey": 0.0, "iou": 0.5}, {"task": "Vehicle_Recognition", "row": 1, "dindex": "0",
-                                                    "question": LOCATE, "answer": "car"}),
-        *(({"correct": 0.0, "obey": 0.0}, {"task": "Vehicle_Recognition", "row": i, "dindex": "0",
-                                           "question": CLASSIFY, "answer": "car"}) for i in (2, 3, 4)),
-    ]  # fmt: skip
+
+    def question(number: int, text: str, iou: float = 0.0) -> Row:
+        metadata: dict[str, object] = {"task": "Vehicle_Recognition", "row": number, "dindex": "0", "question": text}
+        return {"correct": 0.0, "obey": 0.0, "iou": iou}, {**metadata, "answer": "car"}
+
+    rows = [question(1, LOCATE, 0.5), *(question(i, CLASSIFY) for i in (2, 3, 4))]
     box = question_credits(rows)[0]
     assert box is not None and math.isclose(box.value, 0.3 * 0.5 * 4) and math.isclose(box.upper, 0.5 + 0.2 + 1.2)

@@ -54,7 +54,9 @@ def question_credits(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
         ordered = sorted(entries, key=lambda entry: entry[0])
         verdicts = [verdict for *_, verdict in ordered]
         task_credits = _task_credits(BY_NAME[name], verdicts, _pair_credits(BY_NAME[name], ordered))
-        for (_, _, index, _), credit in zip(ordered, task_credits or [None] * len(ordered), strict=True):
+        if task_credits is None:
+            continue  # the task's score is undefined here: its questions stay None
+        for (_, _, index, _), credit in zip(ordered, task_credits, strict=True):
             credits[index] = credit
     return credits
 
