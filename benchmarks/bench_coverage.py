@@ -60,7 +60,8 @@ from drive_evals.stats.paired import (  # noqa: E402
 )
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"
-BEGIN, END = "<!-- bench_coverage: begin -->", "<!-- bench_coverage: end -->"
+BLOCK = "bench_coverage"
+"""The block of docs/statistics.md the full table goes to; `--block` names another (the few-clusters table)."""
 CLUSTER_COUNTS = (2, 3, 4, 5, 6, 9, 12, 15, 20, 50, 100, 200)
 REPLICATIONS = 4000
 """Draws per cell for the report's methods: a coverage of 0.95 is then measured with a standard error of 0.0034,
@@ -775,6 +776,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shapes", nargs="+", default=[s.name for s in SHAPES])
     parser.add_argument("--workers", type=int, default=1, help="processes, one cell each at a time")
     parser.add_argument("--no-write", action="store_true", help=f"print the table, do not write {DOC.name}")
+    parser.add_argument(
+        "--block", default=BLOCK, help=f"the {DOC.name} block to write, between `<!-- BLOCK: begin -->` and its end"
+    )
     parser.add_argument("--no-power", dest="power", action="store_false", help="skip the power check")
     parser.add_argument(
         "--seed", type=int, default=SEED, help="another seed: a check that a cell is not one seed's luck"
@@ -813,6 +817,10 @@ def main(argv: list[str] | None = None) -> int:
         command += " --clusters " + " ".join(map(str, args.clusters))
     if len(chosen) != len(SHAPES):
         command += " --shapes " + " ".join(s.name for s in chosen)
+    if args.block != BLOCK:
+        command += f" --block {args.block}"
+    if not args.power:
+        command += " --no-power"
     other_methods = (
         f"the other methods on the first {others} of them (standard error {monte_carlo_se(others):.3f})"
         if others
@@ -855,9 +863,12 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines + footer)
     print(text)
     if not args.no_write:
+        begin, end = f"<!-- {args.block}: begin -->", f"<!-- {args.block}: end -->"
         doc = DOC.read_text(encoding="utf-8")
-        block = f"{BEGIN}\n{text}\n{END}"
-        DOC.write_text(re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, doc, flags=re.S))
+        if begin not in doc:
+            raise SystemExit(f"{DOC}: no `{begin}` block")
+        block = f"{begin}\n{text}\n{end}"
+        DOC.write_text(re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, doc, flags=re.S))
     return 0
 
 

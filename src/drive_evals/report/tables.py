@@ -138,8 +138,8 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
             "[0, 100] and has a width at 0 and 100); for a metric's scores between 0 and 100 (not a mean over "
             f"subsets), Waudby-Smith and Ramdas's betting interval over {benchmark.cluster_key}s, which holds "
-            "whatever the scores' distribution. "
-            "Coverage measured in docs/statistics.md."
+            "whatever the scores' distribution; either is never narrower than Clopper-Pearson's on the units "
+            "taken as independent. Coverage measured in docs/statistics.md."
         )
     notes.extend(_few_clusters_note(view, spec))
     if any(run.demo for run in view.runs):
@@ -172,7 +172,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     if any(f"({NO_INTERVAL})" in cell for row in rows for cell in row):
         notes.append(
             f"{NO_INTERVAL}: fewer than {MIN_SCORE_CLUSTERS} distinct {benchmark.cluster_key}s; "
-            "no interval holds its coverage there (docs/statistics.md)."
+            "an interval that holds its coverage there reaches from 0 to 100 (docs/statistics.md)."
         )
     return Table(spec.title, header, rows, notes)
 

@@ -10,8 +10,9 @@ A task whose official score is undefined on the questions present (a grounding t
 judge task without a yes/no question) is left out: that happens only while a run is in progress or under
 `--limit`/`--sample-id`, since the data checks refuse a selection where it would happen in a full run.
 
-No standard error is logged: the total is a ratio of sums with pair terms, and no interval has been shown to cover
-for it yet. A question whose sample errored (`--fail-on-error` below 1, `--continue-on-fail`; `drive_evals.attempts`
+No standard error is logged: the total is a ratio of sums with pair terms. `credits` writes it as the mean of
+per-question credits with known bounds, on which a betting interval and the paired test cover (docs/statistics.md).
+A question whose sample errored (`--fail-on-error` below 1, `--continue-on-fail`; `drive_evals.attempts`
 finds them) counts as VLMEvalKit counts a failed call, whose error text it scores: no credit, no obey, 0 in the
 pairs; `missing_units` counts them.
 """
