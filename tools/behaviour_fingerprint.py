@@ -3,10 +3,11 @@
     python tools/behaviour_fingerprint.py OUT_DIR
 
 Runs SURDS, DriveLMM-o1 (chance judge), the judge meta-evaluation and DriveBench (chance judge) in-process on
-the demo data with the seeded chance model, with empty caches, then writes to OUT_DIR: `scores.json` (every results metric and every sample's
-score value, answer and explanation, by task) and the `drive-evals report` of those logs (`report/report.md` and
-its CSV tables). Run it before and after a change and `diff -r` the two directories: a pure refactor leaves them
-byte-identical. Log timestamps, run ids and file paths are left out because they differ between any two runs.
+the demo data with the seeded chance model, with empty caches, then writes to OUT_DIR: `scores.json` (every
+results metric and every sample's score value, answer and explanation, by task) and the `drive-evals report` of
+those logs (`report/report.md` and its CSV tables). Run it before and after a change and `diff -r` the two
+directories: a pure refactor leaves them byte-identical. Log timestamps, run ids and file paths are left out
+because they differ between any two runs.
 """
 
 from __future__ import annotations

@@ -69,7 +69,8 @@ def parse_judge_reply(text: str) -> RubricParse:
     """Read the twelve criteria (and the judge's Overall Score) from a judge reply; never raises.
 
     The first JSON object that decodes outside any `<think>` block is used, wherever it is: alone, inside prose,
-    or in a ```json fence; else the whole reply read as a Python literal, as the official script reads it (single quotes, `True`).
+    or in a ```json fence; else the whole reply read as a Python literal, as the official script reads it (single
+    quotes, `True`).
     `Commonsense Reasoning` (the prompt's wording) is read as `Commonsense`; the schema key wins if both are given.
     Each criterion must be a finite number (int or float, not a boolean). A value outside [1, 10] is kept as given
     and listed in `out_of_range`. Numeric strings such as `"7.5"` are rejected: the official mean of such values
