@@ -15,6 +15,7 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from inspect_ai.model._generate_config import set_active_generate_config
 
 from drive_evals.kit.judge import Invalid, JudgeBreaker, JudgeResult, call_judge, judge_generate_config
+from drive_evals.replies import NO_CALL
 
 JUDGE = "openai/gpt-4o-2024-08-06"
 RATING = re.compile(r"Rating: \[\[(\d+)\]\]")
@@ -75,6 +76,9 @@ def test_a_retry_bypasses_the_cache_and_a_rerun_reads_raw_replies_from_it(
     second = judge(fake_model_server, cache=True)
     assert len(fake_model_server.requests) == 2, "a re-run takes both replies from the cache"
     assert second.verdict == 9 and second.raw_replies == replies and second.rebuilt == []
+    monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "empty"))  # Inspect's cache without the raw texts
+    third = judge(fake_model_server, cache=True)
+    assert third.verdict == 9 and third.rebuilt == [NO_CALL, NO_CALL], "a rebuilt reply says so"
 
 
 def test_a_tripped_breaker_makes_no_call(fake_model_server: FakeModelServer) -> None:

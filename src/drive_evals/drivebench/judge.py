@@ -63,6 +63,8 @@ class Judgement:
     score: int | None = None
     raw_replies: list[str] = field(default_factory=list)
     failure: str | None = None
+    rebuilt: list[str] = field(default_factory=list)
+    """Why a reply read had to be rebuilt from Inspect's parts (no raw response, e.g. an older cache entry)."""
 
 
 def parse_score(reply: str) -> int | Invalid:
@@ -85,4 +87,10 @@ async def judge_reply(
         cache=cache,
         breaker=breaker,
     )
-    return Judgement(judge=result.judge, score=result.verdict, raw_replies=result.raw_replies, failure=result.failure)
+    return Judgement(
+        judge=result.judge,
+        score=result.verdict,
+        raw_replies=result.raw_replies,
+        failure=result.failure,
+        rebuilt=result.rebuilt,
+    )

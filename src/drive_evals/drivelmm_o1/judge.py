@@ -62,6 +62,8 @@ class Judgement:
     raw_replies: list[str] = field(default_factory=list)
     failure: str | None = None
     """Why no valid judgement was obtained (last validation error or the API error); None on success."""
+    rebuilt: list[str] = field(default_factory=list)
+    """Why a reply read had to be rebuilt from Inspect's parts (no raw response, e.g. an older cache entry)."""
 
     @property
     def ok(self) -> bool:
@@ -112,4 +114,10 @@ async def judge_response(
     result = await call_judge(
         model, messages, valid_rubric, config=judge_config(), attempts=attempts, cache=cache, breaker=breaker
     )
-    return Judgement(judge=result.judge, parse=result.verdict, raw_replies=result.raw_replies, failure=result.failure)
+    return Judgement(
+        judge=result.judge,
+        parse=result.verdict,
+        raw_replies=result.raw_replies,
+        failure=result.failure,
+        rebuilt=result.rebuilt,
+    )
