@@ -53,7 +53,12 @@ def score_interval(
     tail = (1 - confidence) / 2
     degrees = clusters - 1 if df is None or math.isnan(df) else min(df, clusters - 1)
     shrink = (NormalDist().inv_cdf(1 - tail) / t_quantile(1 - tail, degrees)) ** 2
-    effective = min(effective, MAX_EFFECTIVE) * shrink
+    return _clopper_pearson(p, min(effective, MAX_EFFECTIVE) * shrink, tail)
+
+
+def _clopper_pearson(p: float, effective: float, tail: float) -> tuple[float, float]:
+    """Clopper-Pearson's bounds for p * `effective` successes in `effective` trials (fractional through the beta
+    quantiles), `tail` outside on each side."""
     successes = p * effective
     low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)
     high = 1.0 if successes >= effective else beta_quantile(1 - tail, successes + 1, effective - successes)
@@ -75,11 +80,7 @@ def binomial_interval(
     effective = units
     if stderr is not None and stderr > ZERO_STDERR and p * (1 - p) > 0.0:
         effective = min(p * (1 - p) / (stderr * stderr), MAX_EFFECTIVE)
-    tail = (1 - confidence) / 2
-    successes = p * effective
-    low = 0.0 if successes <= 0 else beta_quantile(tail, successes, effective - successes + 1)
-    high = 1.0 if successes >= effective else beta_quantile(1 - tail, successes + 1, effective - successes)
-    return low, high
+    return _clopper_pearson(p, effective, (1 - confidence) / 2)
 
 
 def stratified_stderr(values: Sequence[float], groups: Sequence[str]) -> float:
