@@ -33,9 +33,9 @@ SURDS_SUBSETS = "yaw,xy2d,distance"
 def test_a_bad_shard_fails_before_any_download(value: object) -> None:
     # default data is the Hugging Face hub, unreachable here: the error must come before any download
     with pytest.raises(ParameterError, match="shard="):
-        surds(shard=value)  # type: ignore[arg-type]
+        surds(shard=value)
     with pytest.raises(ParameterError, match="shard="):
-        drivelmm_o1(shard=value, judge=False)  # type: ignore[arg-type]
+        drivelmm_o1(shard=value, judge=False)
 
 
 def test_more_shards_than_clusters_is_refused_in_words_drive_evals_run_reads() -> None:

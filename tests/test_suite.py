@@ -15,6 +15,7 @@ from drive_evals.benchmark import PACKAGE, SuiteTask
 from drive_evals.cli import main
 from drive_evals.errors import ParameterError
 from drive_evals.suite import register, task_functions
+from drive_evals.surds.scorer import surds_scorer
 
 SOURCE = Path(drive_evals.__file__).parent
 TESTS = Path(__file__).parent
@@ -49,7 +50,7 @@ def test_a_task_registers_only_under_its_own_name() -> None:
     def stray() -> None: ...
 
     with pytest.raises(ValueError, match="on a function named 'stray'"):
-        register(SuiteTask("surds", scorer="surds_scorer"))(stray)
+        register(SuiteTask("surds", scorer=surds_scorer))(stray)
     assert "stray" not in task_functions()
 
 
@@ -65,7 +66,7 @@ def test_the_command_help_names_the_tasks_the_registry_declares(
 ) -> None:
     """A task added to the registry appears in every help that lists tasks; a judge meta-evaluation only where
     every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
-    added, meta = SuiteTask("new_bench", scorer="new_scorer"), SuiteTask("new_meta", "meta_scorer", benchmark=False)
+    added, meta = SuiteTask("new_bench", scorer=surds_scorer), SuiteTask("new_meta", surds_scorer, benchmark=False)
     monkeypatch.setattr(_registry, "TASKS", (*TASKS, added, meta))
     listed = "surds, drivelmm_o1, drivelmm_o1_judge, drivebench, vladbench, new_bench or new_meta"
     assert listed in command_help("describe", capsys)

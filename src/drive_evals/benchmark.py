@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from inspect_ai._util.registry import registry_unqualified_name
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSampleSummary
 from inspect_ai.model import ChatMessage
-from inspect_ai.scorer import Score
+from inspect_ai.scorer import Score, Scorer
 
 PACKAGE = "drive_evals"
 """The prefix Inspect gives the tasks it loads through the entry point: `drive_evals/surds`."""
@@ -37,12 +38,18 @@ DEFAULT_GRADER_KEY = "default_grader"
 
 @dataclass(frozen=True)
 class SuiteTask:
-    """One `@task` of the suite: its function's name, the scorer whose results hold its headline, and whether it
-    evaluates a model (a benchmark) rather than a judge."""
+    """One `@task` of the suite: its function's name, the scorer whose results hold its headline (the `@scorer`
+    function itself, so its name cannot be misspelt), and whether it evaluates a model (a benchmark) rather than a
+    judge."""
 
     name: str
-    scorer: str
+    scorer: Callable[..., Scorer]
     benchmark: bool = True
+
+    @property
+    def scorer_name(self) -> str:
+        """The name Inspect logs the scorer's results under (`surds_scorer`)."""
+        return registry_unqualified_name(self.scorer)
 
     @property
     def qualified(self) -> str:
@@ -242,7 +249,8 @@ class Benchmark:
 
     @property
     def scorer(self) -> str:
-        return self.task.scorer
+        """The name of the scorer whose results the report reads."""
+        return self.task.scorer_name
 
     @property
     def task_names(self) -> frozenset[str]:
