@@ -139,6 +139,9 @@ def suite_task(
         call.__module__ = function.__module__
         call.__doc__ = _with_suite_docs(inspect.getdoc(function) or "", taken)
         call.__signature__ = signature  # type: ignore[attr-defined]
+        # resolved in the benchmark's module (its aliases, such as a Literal of valid values), for `describe`
+        hints = inspect.get_annotations(function, eval_str=True)
+        call.__annotations__ = {p.name: hints.get(p.name, p.annotation) for p in parameters} | {"return": Task}
         return register(definition)(task(call))
 
     return decorate
