@@ -240,6 +240,9 @@ class Benchmark:
     planned_groups_key: str | None = None
     """Task metadata key listing the groups the run planned: a `grouped` headline that lacks units of one of them is
     not reported (SURDS `overall` over a `--limit` run with only yaw units)."""
+    judged: bool = False
+    """Its scores come from a judge model in the grader role: runs with different judges are not comparable (the
+    report adds the judge to `comparability` and to the settings it shows)."""
     meta_tasks: tuple[SuiteTask, ...] = field(default=())
     """Other tasks of the package that evaluate a judge, not a model (DriveLMM-o1's judge meta-evaluation)."""
 

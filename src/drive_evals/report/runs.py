@@ -35,10 +35,12 @@ SAMPLE_SET = "sample set"
 TASK_VERSION = "task version"
 """A task's `version` (CHANGELOG.md): runs of different versions may score differently by design, so they are
 never compared with each other."""
+JUDGE_SETTING = "judge"
+"""The setting of a judged benchmark's runs that names its judge (`Benchmark.judged`)."""
 GENERATE_PREFIX = "gen."
 DEMO_DATA = "demo"
 BLIND_ARG = "blind"
-SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG, SHARD_KEY})
+SUMMARISED_ARGS = frozenset({"data", "revision", JUDGE_SETTING, BLIND_ARG, SHARD_KEY})
 """Task arguments shown another way: data provenance (the resolved commit, not the request), the judge model, and
 the blind flag (part of the run's label); or not at all: the shard (the report reads only whole or merged runs)."""
 OPERATIONAL_GENERATE = frozenset(
@@ -136,15 +138,16 @@ class Run:
             if name not in SUMMARISED_ARGS:
                 resolved = self.metadata.get(name)
                 settings[name] = _show(value if resolved is None else resolved, size=name in SIZE_ARGS)
-        if self.benchmark.key == "drivelmm_o1":
-            settings["judge"] = self.judge or "off"
+        if self.benchmark.judged:
+            settings[JUDGE_SETTING] = self.judge or "off"
         settings.update({GENERATE_PREFIX + name: _show(value) for name, value in sorted(self.generate.items())})
         return settings
 
     def comparability_key(self) -> tuple[tuple[str, str], ...]:
         """Settings that must be equal for unit-level comparison: task version, data, sample set, task design, judge."""
         settings = self.settings()
-        names = [TASK_VERSION, "data", SAMPLE_SET, *self.benchmark.comparability]
+        judge = [JUDGE_SETTING] if self.benchmark.judged else []
+        names = list(dict.fromkeys([TASK_VERSION, "data", SAMPLE_SET, *self.benchmark.comparability, *judge]))
         return tuple((name, settings.get(name, "")) for name in names)
 
 
