@@ -132,9 +132,9 @@ def test_drivelmm_o1_coverage_counts_errored_samples(tmp_path: Path) -> None:
     assert sum(s.error is not None for s in log.samples) == FAILING_UNITS
     found = metrics(log, "drivelmm_o1_scorer")
     assert found["judge_coverage"] == pytest.approx((planned - FAILING_UNITS) / planned)  # 1.0 before this change
-    assert found["missing_samples"] == FAILING_UNITS
+    assert found["missing_units"] == FAILING_UNITS
 
     Switch.failing = False
     (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retry"), **QUIET)
     found = metrics(retried, "drivelmm_o1_scorer")
-    assert found["judge_coverage"] == 1.0 and "missing_samples" not in found  # logged only when some are missing
+    assert found["judge_coverage"] == 1.0 and "missing_units" not in found  # logged only when some are missing

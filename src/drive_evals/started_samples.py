@@ -132,7 +132,7 @@ def _running_ids(evals: set[str]) -> set[str]:
 MISSING_UNITS = "missing_units"
 """The metric that counts a run's errored units, the one name every benchmark logs it under."""
 MISSING_METRICS = (MISSING_UNITS, "missing_samples")
-"""`missing_units`, and the name DriveLMM-o1 and DriveBench logs of task versions before it used."""
+"""`missing_units`, and `missing_samples`, its name in DriveLMM-o1 and DriveBench logs written before 2026-12."""
 
 
 def missing_warning(log: EvalLog) -> str | None:
