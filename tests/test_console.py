@@ -18,6 +18,7 @@ from inspect_ai.log import EvalLog
 from inspect_runs import eval_in_process, metrics, run_inspect
 from rich.console import Console
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.cli import main
 from drive_evals.headline import headline_lines
 from drive_evals.precision import Z
@@ -45,7 +46,7 @@ def printed_lines(log: EvalLog) -> list[str]:
     for row in task_scores(log.results.scores):
         console.print(row)
     panel = [line.rstrip() for line in console.export_text().splitlines() if line.strip()]
-    run = run_of_log(log.location)
+    run = run_of_log(log.location, BENCHMARKS)
     assert run is not None
     return [*panel, *headline_lines(run)]
 
@@ -97,7 +98,7 @@ def test_a_limit_run_prints_no_surds_headline(tmp_path: Path) -> None:
     assert math.isnan(values["overall"]), "a headline over 3 of 6 subsets"
     assert all(math.isnan(values[s]) for s in ("distance", "left_right", "front_behind"))
     assert "overall_stderr" not in values
-    run = run_of_log(log.location)
+    run = run_of_log(log.location, BENCHMARKS)
     assert run is not None
     lines = headline_lines(run)
     assert "partial run: 3 of 96 samples" in lines[0]
@@ -109,7 +110,7 @@ def test_stderr_is_absent_where_the_report_prints_no_interval(demo_logs: dict[st
     (`--limit 1`, one frame): no standard error at all (each used to print 0.000)."""
     values = metrics(demo_logs[O1], "drivelmm_o1_scorer")
     assert "reasoning_score_stderr" not in values and "judge_overall_stderr" not in values
-    run = run_of_log(demo_logs[O1].location)
+    run = run_of_log(demo_logs[O1].location, BENCHMARKS)
     assert run is not None and estimate(run, "reasoning_score").interval == (0.0, 1.0)
     one_frame = eval_in_process(O1, tmp_path, model="chance/random", task_args=DEMO, limit=1, **JUDGE)
     assert not [name for name in metrics(one_frame, "drivelmm_o1_scorer") if name.endswith("_stderr")]
@@ -119,7 +120,7 @@ def test_stderr_never_claims_more_precision_than_the_report(demo_logs: dict[str,
     """Mean +/- 1.96 SE spans at least the report's 95% interval (the CR2 SE, raised to the interval's half-width)."""
     for task, metric in ((SURDS, "overall"), (O1, "mcq_accuracy")):
         log = demo_logs[task]
-        run = run_of_log(log.location)
+        run = run_of_log(log.location, BENCHMARKS)
         assert run is not None and log.results is not None
         interval = estimate(run, metric).interval
         assert interval is not None
@@ -150,6 +151,6 @@ def test_drive_evals_run_ends_on_the_merged_runs_headline(tmp_path: Path, capsys
     args = ["run", SURDS, "--processes", "2", "--log-dir", str(tmp_path), "--merge-only"]
     assert main(args) == 0
     printed = capsys.readouterr().out.splitlines()
-    run = run_of_log(str(tmp_path / "merged.eval"))
+    run = run_of_log(str(tmp_path / "merged.eval"), BENCHMARKS)
     assert run is not None
     assert printed[-2:] == headline_lines(run) and printed[-1].startswith("  overall  8.3 ["), printed

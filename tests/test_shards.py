@@ -14,6 +14,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput,
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import QUIET, all_metrics, sample_score_values
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY, MergeError, merge_shards
@@ -115,7 +116,7 @@ def test_merge_refuses_what_is_not_one_complete_run(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="not a shard"):
         merge_shards([one.location, whole.location], out)
     assert not out.exists()
-    runs, notes = load_runs(tmp_path / "a")
+    runs, notes = load_runs(tmp_path / "a", BENCHMARKS)
     assert runs == [] and all("merge-shards" in note for note in notes) and len(notes) == 2
 
 

@@ -267,3 +267,8 @@ class Benchmark:
 def all_tasks(benchmarks: Sequence[Benchmark]) -> tuple[SuiteTask, ...]:
     """Every task of the benchmarks, each benchmark's own first, then its meta-evaluations."""
     return tuple(task for benchmark in benchmarks for task in (benchmark.task, *benchmark.meta_tasks))
+
+
+def benchmark_of(benchmarks: Sequence[Benchmark], task: str) -> Benchmark | None:
+    """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
+    return next((benchmark for benchmark in benchmarks if task in benchmark.task_names), None)

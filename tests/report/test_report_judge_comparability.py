@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from report.synthetic import synthetic_run
 
 from drive_evals._registry import BENCHMARKS
 from drive_evals.benchmark import Benchmark
 from drive_evals.drivebench.benchmark import DRIVEBENCH
+from report.synthetic import synthetic_run
 
 JUDGED = [benchmark for benchmark in BENCHMARKS if benchmark.judged]
 

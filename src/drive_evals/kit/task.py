@@ -39,9 +39,9 @@ from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs
 from drive_evals.manifest import verify_manifest
 from drive_evals.params import reject_unknown
 from drive_evals.replies import generate_raw_reply
+from drive_evals.run_end import enable_end_of_run_warnings
 from drive_evals.started_samples import StartedSamples, record_start
 from drive_evals.suite import register
-from drive_evals.truncation import enable_end_of_run_warnings
 from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 

@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,14 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ModelConfig
 
-from drive_evals._registry import benchmark_for
-from drive_evals.benchmark import DEFAULT_GRADER_KEY, GRADER_ROLE, JUDGE_ENABLED_KEY, Benchmark, UnitMetric
+from drive_evals.benchmark import (
+    DEFAULT_GRADER_KEY,
+    GRADER_ROLE,
+    JUDGE_ENABLED_KEY,
+    Benchmark,
+    UnitMetric,
+    benchmark_of,
+)
 from drive_evals.chance import effective_model_args
 from drive_evals.replies import rebuilt_count
 from drive_evals.shard import SHARD_KEY
@@ -151,14 +158,14 @@ class Run:
         return tuple((name, settings.get(name, "")) for name in names)
 
 
-def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
-    """Every finished run of a known benchmark under `log_dir` (recursively), and notes on what was skipped."""
+def load_runs(log_dir: str | Path, benchmarks: Sequence[Benchmark]) -> tuple[list[Run], list[str]]:
+    """Every finished run of one of `benchmarks` under `log_dir` (recursively), and notes on what was skipped."""
     runs: list[Run] = []
     notes: list[str] = []
     for info in list_eval_logs(str(log_dir), recursive=True):
         header = read_eval_log(info, header_only=True)
         name = Path(info.name).name
-        benchmark = benchmark_for(header.eval.task)
+        benchmark = benchmark_of(benchmarks, header.eval.task)
         if benchmark is None:
             notes.append(f"`{name}`: task `{header.eval.task}` is not a benchmark this report knows; ignored.")
             continue
@@ -176,10 +183,10 @@ def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
     return runs, notes
 
 
-def run_of_log(location: str) -> Run | None:
+def run_of_log(location: str, benchmarks: Sequence[Benchmark]) -> Run | None:
     """The run one finished log holds, as the report reads it; None for another task or an unfinished run."""
     header = read_eval_log(location, header_only=True)
-    benchmark = benchmark_for(header.eval.task)
+    benchmark = benchmark_of(benchmarks, header.eval.task)
     if benchmark is None or header.status != "success" or header.results is None:
         return None
     return _run(benchmark, header, location, Path(location).name, read_eval_log_sample_summaries(location))
