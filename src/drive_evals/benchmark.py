@@ -79,6 +79,9 @@ class UnitMetric:
     """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is the
     betting interval, which holds whatever their distribution (`stats.intervals.mean_interval`; a mean over subsets
     keeps Korn-Graubard's)."""
+    demo: Callable[[Path], None] | None = None
+    """Writes the benchmark's demo data, in the official formats, into a folder (`tools/make_demo.py` calls it for
+    `src/drive_evals/demo/<key>/`). None for the four first benchmarks, whose makers live in `tools/`."""
     judged: bool = False
     """A judge model's score: its paired intervals carry the judge-score note (`report.judge_note`)."""
 
@@ -160,6 +163,9 @@ class ConsoleLine:
     meaning: str | Callable[[Mapping[str, float], Mapping[str, Any]], str]
     """What the number is, or a function of the log's metrics and the task's metadata that says it (an item count,
     a lenient reading, the planned subsets)."""
+    demo: Callable[[Path], None] | None = None
+    """Writes the benchmark's demo data, in the official formats, into a folder (`tools/make_demo.py` calls it for
+    `src/drive_evals/demo/<key>/`). None for the four first benchmarks, whose makers live in `tools/`."""
     judged: bool = False
     """Printed only when the run had a judge."""
 
@@ -240,6 +246,9 @@ class Benchmark:
     planned_groups_key: str | None = None
     """Task metadata key listing the groups the run planned: a `grouped` headline that lacks units of one of them is
     not reported (SURDS `overall` over a `--limit` run with only yaw units)."""
+    demo: Callable[[Path], None] | None = None
+    """Writes the benchmark's demo data, in the official formats, into a folder (`tools/make_demo.py` calls it for
+    `src/drive_evals/demo/<key>/`). None for the four first benchmarks, whose makers live in `tools/`."""
     judged: bool = False
     """Its scores come from a judge model in the grader role: runs with different judges are not comparable (the
     report adds the judge to `comparability` and to the settings it shows)."""
