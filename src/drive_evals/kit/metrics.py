@@ -10,7 +10,7 @@ still running: a live number the final one would contradict is worse than none.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
@@ -20,10 +20,10 @@ from drive_evals.started_samples import MISSING_UNITS, missing_units, running
 
 def planned_values(
     scores: Sequence[SampleScore], value_key: str, cluster_key: str, missing: float
-) -> tuple[list[float], list[object]]:
+) -> tuple[list[float], list[Hashable]]:
     """Every planned unit's value under `value_key` and its cluster: scored ones as scored, errored ones `missing`."""
     values: list[float] = []
-    clusters: list[object] = []
+    clusters: list[Hashable] = []
     for score in scores:
         value = score.score.value
         number = value.get(value_key) if isinstance(value, dict) else value
@@ -35,6 +35,7 @@ def planned_values(
     return values, clusters
 
 
+@metric
 def planned_mean(name: str, value_key: str, cluster_key: str, missing: float = 0.0) -> Metric:
     """`name`: the mean of `value_key` over the planned units (errored ones count `missing`), with
     `{name}_stderr` clustered by `cluster_key` where an interval holds, and `missing_units` when any errored.
@@ -42,23 +43,19 @@ def planned_mean(name: str, value_key: str, cluster_key: str, missing: float = 0
     `cluster_key` must be among the task's `kept` metadata (`make_task(kept=...)`), so an errored unit keeps it.
     """
 
-    @metric(name=name)
-    def planned() -> Metric:
-        def compute(scores: list[SampleScore]) -> Value:
-            values, clusters = planned_values(scores, value_key, cluster_key, missing)
-            if not values or running(scores):
-                return {name: math.nan}
-            mean = sum(values) / len(values)
-            continuous = any(v not in (0.0, 1.0) for v in values)
-            numbers: dict[str, float] = {name: mean}
-            stderr = reported_stderr(mean, values, ["all"] * len(values), clusters, continuous)
-            if stderr is not None:
-                numbers[f"{name}_stderr"] = stderr
-            errored = len(values) - len(scores)
-            if errored:
-                numbers[MISSING_UNITS] = errored
-            return numbers
+    def compute(scores: list[SampleScore]) -> Value:
+        values, clusters = planned_values(scores, value_key, cluster_key, missing)
+        if not values or running(scores):
+            return {name: math.nan}
+        mean = sum(values) / len(values)
+        continuous = any(v not in (0.0, 1.0) for v in values)
+        numbers: dict[str, float] = {name: mean}
+        stderr = reported_stderr(mean, values, ["all"] * len(values), clusters, continuous)
+        if stderr is not None:
+            numbers[f"{name}_stderr"] = stderr
+        errored = len(values) - len(scores)
+        if errored:
+            numbers[MISSING_UNITS] = errored
+        return numbers
 
-        return compute
-
-    return planned()
+    return compute
