@@ -71,11 +71,12 @@ def test_the_command_help_names_the_tasks_the_registry_declares(
     """A task added to the registry appears in every help that lists tasks; a judge meta-evaluation only where
     every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
     added, meta = SuiteTask("new_bench", scorer=surds_scorer), SuiteTask("new_meta", surds_scorer, benchmark=False)
+    evaluated = ", ".join(task.qualified for task in benchmark_tasks())
     monkeypatch.setattr(_registry, "TASKS", (*TASKS, added, meta))
     listed = ", ".join(task.name for task in TASKS) + ", new_bench or new_meta"
     assert listed in command_help("describe", capsys)
     for command in ("estimate", "run"):
-        names = ", ".join(task.qualified for task in benchmark_tasks()) + " or drive_evals/new_bench"
+        names = evaluated + " or drive_evals/new_bench"
         assert f"TASK {names}" in command_help(command, capsys), command
 
 

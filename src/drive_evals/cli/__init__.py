@@ -43,7 +43,7 @@ def add_report_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     parser = subparsers.add_parser(
         "report",
         help="compare models across the logs in a directory (tables, paired tests, plots)",
-        description="Read every SURDS and DriveLMM-o1 log under LOG_DIR and write report.md, a self-contained "
+        description="Read every benchmark log under LOG_DIR and write report.md, a self-contained "
         "report.html, CSV tables and PNG plots comparing the models, with paired tests between them.",
     )
     parser.add_argument("log_dir", metavar="LOG_DIR", help="directory of Inspect logs (searched recursively)")
