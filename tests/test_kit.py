@@ -56,14 +56,13 @@ def example() -> Iterator[ModuleType]:
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
     """Four questions over three images (two share one), in the example's official layout."""
-    records = [
-        {"id": f"q{n}", "image": f"img/{n // 2}.png", "question": f"Q{n}?", "options": ["A) x", "B) y", "C) z"]}
-        for n in range(4)
+    images = [f"img/{n}.png" for n in (0, 0, 1, 2)]
+    records: list[dict[str, Any]] = [
+        {"id": f"q{n}", "image": image, "question": f"Q{n}?", "options": ["A) x", "B) y", "C) z"], "answer": answer}
+        for n, (image, answer) in enumerate(zip(images, ANSWERS, strict=True))
     ]
-    for record, answer in zip(records, ANSWERS, strict=True):
-        record["answer"] = answer
     (tmp_path / "img").mkdir()
-    for name in {r["image"] for r in records}:
+    for name in set(images):
         Image.new("RGB", (8, 6), (200, 10, 10)).save(tmp_path / name)
     (tmp_path / "questions.json").write_text(json.dumps(records), encoding="utf-8")
     return tmp_path
@@ -104,7 +103,7 @@ def test_a_corrupted_file_fails_the_load_when_the_root_has_a_manifest(example: M
 
 def test_the_task_carries_the_suite_plumbing(example: ModuleType, data: Path) -> None:
     task = example.toy_mcq(data=str(data), shard="1/2")
-    assert len(task.dataset) == 2  # images 0 and 2 of three: shards split by image
+    assert [sample.id for sample in task.dataset] == ["q0", "q1", "q3"]  # images 0 and 2 of three: split by image
     assert task.metadata["benchmark"] == "toy_mcq" and task.metadata["data"]["source"] == "local"
     assert task.config.timeout == CALL_TIMEOUT_SECONDS and task.config.max_tokens == 16
     assert task.headline_metric is not None and task.headline_metric.scorer == "toy_mcq_scorer"
