@@ -33,10 +33,11 @@ class SuiteParameter:
     """A benchmark may leave it out (`suite_task(..., blind=False)`: DriveBench has `setting=text_only`)."""
 
 
-def resolve_data(name: str, value: object) -> str:
-    """The `data` parameter as the benchmark reads it: the one place that decides what `-T data=` means (a hub id,
-    `modelscope:<id>`, a local directory or `demo`; see `drive_evals.data.open_snapshot`)."""
-    return text(name, value)
+def resolve_data(task: str, data: str) -> str:
+    """What `-T data=` means for `task`: the one place that decides it. Today the value itself, for every task (a
+    hub id, `modelscope:<id>`, a local directory or `demo`: `drive_evals.data.open_snapshot` reads it); a value
+    that names one folder per benchmark would be resolved here."""
+    return data
 
 
 def _shard(name: str, value: object) -> Shard | None:
@@ -49,7 +50,7 @@ DATA = SuiteParameter(
     None,  # every benchmark gives its own default (its official hub id)
     "The data: a Hugging Face dataset id, `modelscope:<id>`, a local directory, or `demo` (synthetic data "
     "shipped with the package).",
-    resolve_data,
+    text,
     leading=True,
 )
 REVISION = SuiteParameter(
@@ -96,4 +97,5 @@ class SuiteArgs:
     def checked(cls, task: str, given: Mapping[str, object]) -> SuiteArgs:
         """Check every suite parameter in `given` (a left-out optional one reads as its default)."""
         values = {p.name: p.check(p.name, given[p.name]) if p.name in given else p.default for p in SUITE_PARAMETERS}
+        values["data"] = resolve_data(task, values["data"])  # type: ignore[arg-type]
         return cls(task=task, **values)  # type: ignore[arg-type]

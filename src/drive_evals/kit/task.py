@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,8 @@ from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 logger = logging.getLogger(__name__)
+ARG_LINE = re.compile(r"    (\w+)(?: \(.*\))?:")
+"""A parameter's first line in a Google-style `Args:` section (its continuation lines are indented further)."""
 BENCHMARK_KEY = "benchmark"
 """Task metadata key naming the benchmark (its task name)."""
 DATA_WARNINGS_KEY = "data_warnings"
@@ -107,7 +110,8 @@ def suite_task(
     def decorate(function: Callable[..., Task]) -> Callable[..., Task]:
         own = list(inspect.signature(function).parameters.values())[1:]
         defaults = {"data": data, "revision": revision}
-        taken = [p for p in SUITE_PARAMETERS if blind or p.name != "blind"]
+        left_out = set() if blind else {"blind"}
+        taken = [p for p in SUITE_PARAMETERS if not (p.optional and p.name in left_out)]
 
         def suite(leading: bool) -> list[inspect.Parameter]:
             return [
@@ -153,9 +157,7 @@ def _with_suite_docs(docstring: str, parameters: Sequence[Any]) -> str:
     if "Args:" not in (line.strip() for line in lines):
         lines += ["", "Args:"]
     start = next(i for i, line in enumerate(lines) if line.strip() == "Args:")
-    documented = {
-        line.strip().split(":", 1)[0] for line in lines[start + 1 :] if line.startswith("    ") and ":" in line
-    }
+    documented = {found[1] for line in lines[start + 1 :] if (found := ARG_LINE.match(line))}
     end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i].startswith(" ")), len(lines))
     while end > start + 1 and not lines[end - 1].strip():
         end -= 1
