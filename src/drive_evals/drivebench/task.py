@@ -27,23 +27,25 @@ from drive_evals.drivebench.records import DBRecord
 from drive_evals.drivebench.scorer import drivebench_scorer
 from drive_evals.drivebench.settings import parse_settings
 from drive_evals.drivebench.solver import official_prompt
-from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
 from drive_evals.kit import (
     DEFAULT_GRADER_KEY,
+    DEFAULT_JUDGE_ERROR_LIMIT,
     JUDGE_ENABLED_KEY,
     DataWarnings,
+    JudgeBreaker,
     SampleColumns,
     SuiteArgs,
     SuiteTask,
     flag,
     make_task,
     optional_text,
+    stop_when_judge_down,
     suite_task,
     whole,
 )
 
 DRIVEBENCH_TASK = SuiteTask("drivebench", scorer=drivebench_scorer)
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 DESCRIPTION_KEY = "judge_description"
 

@@ -30,23 +30,25 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
-from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
 from drive_evals.kit import (
     DEFAULT_GRADER_KEY,
+    DEFAULT_JUDGE_ERROR_LIMIT,
     JUDGE_ENABLED_KEY,
+    JudgeBreaker,
     SampleColumns,
     SuiteArgs,
     SuiteTask,
     flag,
     make_task,
     optional_text,
+    stop_when_judge_down,
     suite_task,
     whole,
 )
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 DRIVELMM_O1_TASK = SuiteTask("drivelmm_o1", scorer=drivelmm_o1_scorer)
-TASK_VERSION = 5
+TASK_VERSION = 6
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 

@@ -6,7 +6,7 @@ A benchmark's `task.py` declares its `SuiteTask` (name and scorer), decorates it
 `@suite_task` (which adds and checks `data`, `revision`, `blind` and `shard`) and returns `make_task(...)`
 (the suite's plumbing: manifest, data warnings, endpoint check, started samples, raw reply, timeout, headline,
 tags, viewer, provenance). Its `benchmark.py` declares a `Benchmark` from the report types below. The judged
-benchmarks' shared judge pipeline is `drive_evals.kit.judge`. docs/adding-a-benchmark.md walks through one.
+benchmarks' shared judge pipeline (`drive_evals.kit.judge`: retries, breaker, cache, batch, timeout) is here too. docs/adding-a-benchmark.md walks through one.
 """
 
 from drive_evals.benchmark import (
@@ -33,6 +33,20 @@ from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import Snapshot, cache_dir, demo_dir, inside, read_json
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataSourceError, DataValidationError, ParameterError
+from drive_evals.kit.judge import (
+    ATTEMPT_SCOPE,
+    DEFAULT_JUDGE_ERROR_LIMIT,
+    NO_VERDICT,
+    RAW_REPLY_CHARS,
+    Invalid,
+    JudgeBreaker,
+    JudgeResult,
+    call_judge,
+    graders,
+    judge_generate_config,
+    preflight_graders,
+    stop_when_judge_down,
+)
 from drive_evals.kit.metrics import planned_mean, planned_values
 from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs, SuiteParameter, resolve_data
 from drive_evals.kit.task import CheckedSnapshot, SampleColumns, make_task, open_data, scorer_name, suite_task
@@ -44,11 +58,15 @@ from drive_evals.started_samples import MISSING_UNITS, MissingUnit, missing_unit
 from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 __all__ = [
+    "ATTEMPT_SCOPE",
     "BLIND_IMAGE_DESCRIPTION",
     "DEFAULT_GRADER_KEY",
+    "DEFAULT_JUDGE_ERROR_LIMIT",
     "GRADER_ROLE",
     "JUDGE_ENABLED_KEY",
     "MISSING_UNITS",
+    "NO_VERDICT",
+    "RAW_REPLY_CHARS",
     "SUITE_PARAMETERS",
     "TRUNCATED_KEY",
     "TRUNCATED_REASON",
@@ -63,6 +81,9 @@ __all__ = [
     "DataValidationError",
     "DataWarnings",
     "EstimateInputs",
+    "Invalid",
+    "JudgeBreaker",
+    "JudgeResult",
     "ManifestWalk",
     "MissingUnit",
     "ParameterError",
@@ -77,12 +98,15 @@ __all__ = [
     "UnitMetric",
     "blind_sample",
     "cache_dir",
+    "call_judge",
     "choice",
     "demo_dir",
     "finite_number",
     "flag",
     "generate_raw_reply",
+    "graders",
     "inside",
+    "judge_generate_config",
     "judge_score",
     "make_task",
     "missing_units",
@@ -92,11 +116,13 @@ __all__ = [
     "planned_mean",
     "planned_values",
     "positive",
+    "preflight_graders",
     "read_json",
     "resolve_data",
     "running",
     "scorer_name",
     "spread_samples",
+    "stop_when_judge_down",
     "stopped_at_token_limit",
     "suite_task",
     "text",
