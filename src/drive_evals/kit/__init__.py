@@ -5,8 +5,9 @@
 A benchmark's `task.py` declares its `SuiteTask` (name and scorer), decorates its task function with
 `@suite_task` (which adds and checks `data`, `revision`, `blind` and `shard`) and returns `make_task(...)`
 (the suite's plumbing: manifest, data warnings, endpoint check, started samples, raw reply, timeout, headline,
-tags, viewer, provenance). Its `benchmark.py` declares a `Benchmark` from the report types below. The judged
-benchmarks' shared judge pipeline (`drive_evals.kit.judge`: retries, breaker, cache, batch, timeout) is here too. docs/adding-a-benchmark.md walks through one.
+tags, viewer, provenance). Its `benchmark.py` declares a `Benchmark` from the report types below. A judged
+benchmark calls its judge through the shared pipeline (`drive_evals.kit.judge`: retries, breaker, per-attempt
+cache, batch, the judge's own timeout), re-exported here too. docs/adding-a-benchmark.md walks through one.
 """
 
 from drive_evals.benchmark import (
