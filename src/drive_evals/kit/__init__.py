@@ -50,7 +50,7 @@ from drive_evals.kit.judge import (
 )
 from drive_evals.kit.metrics import planned_mean, planned_values
 from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs, SuiteParameter, resolve_data
-from drive_evals.kit.task import CheckedSnapshot, SampleColumns, make_task, open_data, scorer_name, suite_task
+from drive_evals.kit.task import SampleColumns, make_task, open_data, scorer_name, suite_task
 from drive_evals.params import choice, flag, optional_text, positive, text, whole
 from drive_evals.replies import generate_raw_reply, stopped_at_token_limit
 from drive_evals.shard import Shard
@@ -75,7 +75,6 @@ __all__ = [
     "BreakdownSpec",
     "ChanceAnswer",
     "ChanceJudge",
-    "CheckedSnapshot",
     "Column",
     "ConsoleLine",
     "DataSourceError",

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from drive_evals.data import Snapshot
 from drive_evals.params import flag, optional_text, text
 from drive_evals.shard import Shard, parse_shard
 
@@ -90,7 +91,7 @@ class SuiteArgs:
     revision: str | None
     blind: bool
     shard: Shard | None
-    opened: list[object] = field(default_factory=list, compare=False, repr=False)
+    opened: list[Snapshot] = field(default_factory=list, compare=False, repr=False)
     """The data snapshots opened for this call (`kit.open_data`), whose fetched files `make_task` verifies."""
 
     @classmethod

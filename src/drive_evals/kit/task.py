@@ -20,7 +20,6 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -54,37 +53,10 @@ BENCHMARK_KEY = "benchmark"
 DATA_WARNINGS_KEY = "data_warnings"
 
 
-class CheckedSnapshot:
-    """A data snapshot that remembers every file a loader fetched, so `make_task` verifies them all against the
-    data root's manifest (`drive-evals manifest write`): a loader cannot forget to."""
-
-    def __init__(self, inner: Snapshot) -> None:
-        self.inner = inner
-        self.fetched: dict[str, None] = {}
-
-    @property
-    def root(self) -> Path:
-        return self.inner.root
-
-    @root.setter
-    def root(self, root: Path) -> None:
-        self.inner.root = root
-
-    def fetch(self, files: Sequence[str]) -> None:
-        self.inner.fetch(files)
-        self.fetched.update(dict.fromkeys(files))
-
-    def provenance(self) -> dict[str, Any]:
-        return self.inner.provenance()
-
-    def verify(self) -> None:
-        """Check every fetched file against the manifest, if the root has one (DataValidationError names them)."""
-        verify_manifest(self.root, list(self.fetched))
-
-
-def open_data(args: SuiteArgs) -> CheckedSnapshot:
-    """The task's `data` snapshot (`data.open_snapshot`); every file fetched through it is verified by `make_task`."""
-    snapshot = CheckedSnapshot(open_snapshot(args.data, args.task, args.revision))
+def open_data(args: SuiteArgs) -> Snapshot:
+    """The task's `data` snapshot (`data.open_snapshot`): every file fetched through it is checked against the data
+    root's manifest (`drive-evals manifest write`) by `make_task`, so a loader cannot forget to."""
+    snapshot = open_snapshot(args.data, args.task, args.revision)
     args.opened.append(snapshot)
     return snapshot
 
@@ -202,8 +174,7 @@ def make_task(
         early_stopping: Inspect's early-stopping manager, passed to the Task.
     """
     for snapshot in args.opened:
-        if isinstance(snapshot, CheckedSnapshot):
-            snapshot.verify()
+        verify_manifest(snapshot.root, list(snapshot.fetched))
     warnings = {}
     if data_warnings is not None:
         data_warnings.log(logger)
