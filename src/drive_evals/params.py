@@ -30,11 +30,15 @@ def reject_unknown(task: Callable[..., Any], unknown: Mapping[str, Any]) -> None
     if not unknown:
         return
     valid = parameter_names(task)
-    elsewhere = {name: owner for owner, names in _sibling_parameters(task).items() for name in names}
+    elsewhere: dict[str, list[str]] = {}
+    for owner, names in _sibling_parameters(task).items():
+        for name in names:
+            elsewhere.setdefault(name, []).append(owner)  # `nuscenes_root`: drivelmm_o1 and drivebench
     problems = []
     for name in unknown:
         if name in elsewhere:
-            logger.warning("%s: -T %s is a parameter of %s only; ignored here", task.__name__, name, elsewhere[name])
+            owners = " and ".join(elsewhere[name])
+            logger.warning("%s: -T %s is a parameter of %s only; ignored here", task.__name__, name, owners)
             continue
         close = difflib.get_close_matches(name, valid, n=1)
         problems.append(f"'{name}'" + (f" (did you mean '{close[0]}'?)" if close else ""))

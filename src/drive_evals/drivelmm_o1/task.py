@@ -41,6 +41,7 @@ from drive_evals.kit import (
     flag,
     make_task,
     optional_text,
+    per_task,
     stop_when_judge_down,
     suite_task,
     whole,
@@ -100,7 +101,7 @@ def drivelmm_o1(
     judge = flag("judge", judge)
     breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
     judge_attempts = whole("judge_attempts", judge_attempts, 1)
-    nuscenes_root = optional_text("nuscenes_root", nuscenes_root)
+    nuscenes_root = optional_text("nuscenes_root", per_task(suite.task, "nuscenes_root", nuscenes_root))
     judges = preflight_graders() if judge else []
     built = load_drivelmm_o1(suite.data, suite.revision, nuscenes_root, options, suite.shard)
     return make_task(

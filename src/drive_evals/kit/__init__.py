@@ -49,7 +49,7 @@ from drive_evals.kit.judge import (
     stop_when_judge_down,
 )
 from drive_evals.kit.metrics import planned_mean, planned_values
-from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs, SuiteParameter, resolve_data
+from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs, SuiteParameter, per_task, resolve_data
 from drive_evals.kit.task import SampleColumns, make_task, open_data, scorer_name, suite_task
 from drive_evals.params import choice, flag, optional_text, positive, text, whole
 from drive_evals.replies import generate_raw_reply, stopped_at_token_limit
@@ -113,6 +113,7 @@ __all__ = [
     "open_data",
     "optional_text",
     "paper_percent",
+    "per_task",
     "planned_mean",
     "planned_values",
     "positive",

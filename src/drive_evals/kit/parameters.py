@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drive_evals.data import Snapshot
+from drive_evals.errors import ParameterError
 from drive_evals.params import flag, optional_text, text
 from drive_evals.shard import Shard, parse_shard
 
@@ -34,11 +35,45 @@ class SuiteParameter:
     """A benchmark may leave it out (`suite_task(..., blind=False)`: DriveBench has `setting=text_only`)."""
 
 
-def resolve_data(task: str, data: str) -> str:
-    """What `-T data=` means for `task`: the one place that decides it. Today the value itself, for every task (a
-    hub id, `modelscope:<id>`, a local directory or `demo`: `drive_evals.data.open_snapshot` reads it); a value
-    that names one folder per benchmark would be resolved here."""
-    return data
+DataValue = str | dict[str, str]
+"""`-T data=`: one value for every task, or one per task (`{surds: /data/surds, vladbench: /data/vladbench}`)."""
+
+
+def data_value(name: str, value: object) -> DataValue:
+    """A data value, or a mapping of task names to data values (each a non-empty string)."""
+    if isinstance(value, Mapping):
+        return {str(key): text(f"{name}.{key}", item) for key, item in value.items()}
+    return text(name, value)
+
+
+def resolve_data(task: str, data: DataValue) -> str:
+    """What `-T data=` means for `task`: the one place that decides it. A hub id, `modelscope:<id>`, a local
+    directory or `demo` (`drive_evals.data.open_snapshot` reads it) for every task; or a mapping from task names
+    to those, so that one `inspect eval-set` of every benchmark points each at its own local copy (an offline
+    cluster: README, Comparing models). Checked when the task is built, before any model call (`per_task`); the
+    log records the mapping (task args) and the folder this task read (its `data` metadata)."""
+    resolved = per_task(task, "data", data)
+    assert isinstance(resolved, str)  # `data_value` checked every value
+    return resolved
+
+
+def per_task(task: str, name: str, value: object) -> object:
+    """A folder parameter given one per task (`{drivelmm_o1: /a, drivebench: /b}`) -> `task`'s own; any other
+    value unchanged. Every key must name a task of the suite and the mapping must name `task` (ParameterError,
+    naming the parameter)."""
+    if not isinstance(value, Mapping):
+        return value
+    from drive_evals._registry import BENCHMARKS  # the registry imports every benchmark, which import the kit
+    from drive_evals.benchmark import all_tasks
+
+    known = [suite_task.name for suite_task in all_tasks(BENCHMARKS)]
+    unknown = [str(key) for key in value if key not in known]
+    if unknown:
+        raise ParameterError(f"{name}: {', '.join(map(repr, unknown))} is not a task of the suite ({', '.join(known)})")
+    if task not in value:
+        given = ", ".join(map(str, value)) or "none"
+        raise ParameterError(f"{name}: no value for {task} (the mapping names {given}); add `{task}: <value>`")
+    return value[task]
 
 
 def _shard(name: str, value: object) -> Shard | None:
@@ -47,11 +82,11 @@ def _shard(name: str, value: object) -> Shard | None:
 
 DATA = SuiteParameter(
     "data",
-    str,
+    DataValue,
     None,  # every benchmark gives its own default (its official hub id)
     "The data: a Hugging Face dataset id, `modelscope:<id>`, a local directory, or `demo` (synthetic data "
-    "shipped with the package).",
-    text,
+    "shipped with the package); or one per task, `{surds: /data/surds, vladbench: /data/vladbench}`.",
+    data_value,
     leading=True,
 )
 REVISION = SuiteParameter(
