@@ -12,6 +12,7 @@ from drive_evals.stats.clustered import bell_mccaffrey_df
 from drive_evals.stats.distributions import t_cdf, t_quantile
 from drive_evals.stats.paired import (
     FEW_CLUSTERS,
+    FEW_CREDIT_CLUSTERS,
     holm_adjust,
     inverted_interval,
     min_clusters,
@@ -313,3 +314,7 @@ def test_credits_are_compared_on_their_scale_and_read_back() -> None:
     assert -1.0 <= scaled.ci_low < scaled.estimate < scaled.ci_high <= 1.0
     few = scaled_paired_difference(a[:8], b[:8], clusters[:8], 3.0)
     assert math.isnan(few.ci_low) and few.no_interval, "2 clusters: no interval, as unscaled"
+    # 10 scenes: a p-value, but no interval (it covered 0.90 at 6 scenes, 0.94 at 9 on the bench's shape)
+    ten = scaled_paired_difference(a[:40], b[:40], clusters[:40], 3.0)
+    assert ten.clusters == 10 and not math.isnan(ten.p_value)
+    assert math.isnan(ten.ci_low) and ten.no_interval == FEW_CREDIT_CLUSTERS

@@ -140,14 +140,25 @@ def paired_difference(
     return dataclasses.replace(untested, ci_low=low, ci_high=high, detectable=tests.detectable())
 
 
+CREDIT_INTERVAL_CLUSTERS = 20
+"""Fewest clusters at which `scaled_paired_difference` gives an interval: on the bench's VLADBench shape the
+interval covered 0.897 at 6 scenes and 0.938 at 9, 0.948-0.955 from 20 (docs/statistics.md); the p-value of no
+difference keeps the sign-flip test's exactness from 6."""
+FEW_CREDIT_CLUSTERS = f"fewer than {CREDIT_INTERVAL_CLUSTERS} clusters (a paired interval on credits covers 0.90 at 6)"
+
+
 def scaled_paired_difference(
     a: Sequence[float], b: Sequence[float], clusters: Sequence[Hashable], scale: float
 ) -> PairedDifference:
     """`paired_difference` of values in [0, `scale`] (per-unit credits of a ratio of sums, VLADBench's `total`):
     run on the values over `scale`, which lie in [0, 1], with the estimate, interval and detectable difference
     scaled back (the p-value does not depend on the scale) and the interval kept in [-1, 1], where a difference of
-    two means in [0, 1] lies."""
+    two means in [0, 1] lies. No interval below CREDIT_INTERVAL_CLUSTERS clusters."""
     result = paired_difference([v / scale for v in a], [v / scale for v in b], clusters)
+    if not result.no_interval and result.clusters < CREDIT_INTERVAL_CLUSTERS:
+        result = dataclasses.replace(
+            result, ci_low=math.nan, ci_high=math.nan, detectable=math.nan, no_interval=FEW_CREDIT_CLUSTERS
+        )
     low, high = DIFFERENCE_BOUNDS
     return dataclasses.replace(
         result,
