@@ -33,6 +33,7 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 from inspect_runs import TIMEOUT_SECONDS, all_metrics, eval_in_process, mockllm, sample_score_values
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY
 from drive_evals.cli.run_processes import (
@@ -50,6 +51,7 @@ from drive_evals.cli.run_processes import (
 )
 from drive_evals.cli.shard_start import FORK_ENV
 from drive_evals.drivelmm_o1.task import drivelmm_o1
+from drive_evals.report.runs import load_runs
 
 MODEL = "openai-api/fake/model"
 JUDGE = "openai-api/fake/judge"
@@ -479,5 +481,7 @@ def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluste
     # what `inspect view --log-dir` lists: the merged log only, its shards hidden behind it
     listed = without_merged_shards(list_eval_logs(str(tmp_path / "default")))
     assert [Path(info.name).name for info in listed] == ["merged.eval"]
+    runs, notes = load_runs(tmp_path / "default", BENCHMARKS)
+    assert len(runs) == 1 and notes == [], "the report neither counts the shards nor notes them as unmerged"
     merged = read_eval_log(str(tmp_path / "default" / "merged.eval"), header_only=True)
     assert merged.status == "success" and merged.results and merged.results.total_samples == 24

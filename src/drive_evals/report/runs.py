@@ -22,6 +22,7 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample_summaries,
 )
+from inspect_ai.log._file import without_merged_shards
 from inspect_ai.model import ModelConfig
 
 from drive_evals.benchmark import (
@@ -162,7 +163,8 @@ def load_runs(log_dir: str | Path, benchmarks: Sequence[Benchmark]) -> tuple[lis
     """Every finished run of one of `benchmarks` under `log_dir` (recursively), and notes on what was skipped."""
     runs: list[Run] = []
     notes: list[str] = []
-    for info in list_eval_logs(str(log_dir), recursive=True):
+    # as `inspect view` lists them: shard logs that a finished merged log beside them covers are left out unread
+    for info in without_merged_shards(list_eval_logs(str(log_dir), recursive=True)):
         header = read_eval_log(info, header_only=True)
         name = Path(info.name).name
         benchmark = benchmark_of(benchmarks, header.eval.task)
