@@ -26,8 +26,8 @@ def test_a_mapping_gives_each_task_its_own_value_and_names_what_is_wrong() -> No
     assert per_task("drivebench", "nuscenes_root", None) is None
     with pytest.raises(ParameterError, match=r"data: no value for drivebench \(the mapping names surds, vladbench\)"):
         resolve_data("drivebench", folders)
-    with pytest.raises(ParameterError, match=r"nuscenes_root: 'drivelm' is not a task of the suite"):
-        per_task("drivebench", "nuscenes_root", {"drivelm": "/x", "drivebench": "/y"})
+    with pytest.raises(ParameterError, match=r"nuscenes_root: no value for drivelmm_o1 \(the mapping names drivelm\)"):
+        per_task("drivelmm_o1", "nuscenes_root", {"drivelm": "/x"})
 
 
 @pytest.mark.slow  # the README's recipe end to end, four benchmarks on a chance model: about a minute
