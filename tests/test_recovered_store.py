@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import inspect_ai.log._recover._api as recovery_api
+from inspect_ai._util.json import JsonChange
 from inspect_ai.event import StoreEvent
 from inspect_ai.log import EvalSample
-from inspect_ai._util.json import JsonChange
 
 import drive_evals.replies  # noqa: F401  (installs the wrapper, as every benchmark's import does)
 from drive_evals.recovered_store import _keeping_store, keep_recovered_stores

@@ -44,4 +44,4 @@ def keep_recovered_stores() -> None:
     """Wrap Inspect's buffer recovery (once) so every recovered sample has its store."""
     current = recovery_api.reconstruct_eval_sample
     if not getattr(current, _WRAPPED, False):
-        recovery_api.reconstruct_eval_sample = _keeping_store(current)  # type: ignore[assignment]
+        recovery_api.reconstruct_eval_sample = _keeping_store(current)

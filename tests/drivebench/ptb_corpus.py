@@ -10,10 +10,12 @@ from __future__ import annotations
 import random
 
 WORDS = (
-    "the ego vehicle should slow down because a pedestrian is crossing ahead car truck bus lane left right "
-    "front back traffic light red green yellow stop sign intersection merge overtake keep going same speed "
-    "brake gently accelerate turn parked moving stationary sedan SUV cyclist crosswalk visible CAM_FRONT"
-).split()
+    "the", "ego", "vehicle", "should", "slow", "down", "because", "a", "pedestrian", "is", "crossing", "ahead",
+    "car", "truck", "bus", "lane", "left", "right", "front", "back", "traffic", "light", "red", "green", "yellow",
+    "stop", "sign", "intersection", "merge", "overtake", "keep", "going", "same", "speed", "brake", "gently",
+    "accelerate", "turn", "parked", "moving", "stationary", "sedan", "SUV", "cyclist", "crosswalk", "visible",
+    "CAM_FRONT",
+)  # fmt: skip
 ABBREVIATIONS = ("etc.", "e.g.", "i.e.", "ft.", "no.", "No.", "Mr.", "vs.", "U.S.", "approx.", "St.", "a.m.", "Jr.")
 NUMBERS = (
     "2-lane", "50-60%", "3-way", "4-door", "10-15", "3.5", "1,000", "12:30", "-5", "+3", "10km/h", "30 mph", "45°",
@@ -29,7 +31,20 @@ OTHER = (
     "naïve", "café", "中文", "🚗", "Straße", "https://example.com/a?b=c", "user@example.com", "A/B", "and/or", "w/",
     "\t", "  ", "\\", "_UNK", "&amp;", "&lt;", "=>", "->", "+/-", "x_1", "C++", "CAN'T", "ID:42",
 )  # fmt: skip
-KINDS = (WORDS, WORDS, WORDS, ABBREVIATIONS, NUMBERS, PUNCTUATION, TAGS, MARKDOWN, QUOTES, BRACKETS, CONTRACTIONS, OTHER)
+KINDS = (
+    WORDS,
+    WORDS,
+    WORDS,
+    ABBREVIATIONS,
+    NUMBERS,
+    PUNCTUATION,
+    TAGS,
+    MARKDOWN,
+    QUOTES,
+    BRACKETS,
+    CONTRACTIONS,
+    OTHER,
+)
 LINE_BREAKS = ("\r", "\r\n", "\x0b", "\x0c", "\u2028", "\u2029")
 
 

@@ -46,7 +46,7 @@ def test_generated_answers_tokenise_as_the_official_call() -> None:
 @pytest.mark.usefixtures("java_on_path")
 def test_calls_sharing_one_jvm_equal_separate_official_calls() -> None:
     """The separator line between calls changes no token, even at call edges (empty texts, quotes, brackets)."""
-    calls = [corpus(seed, 40) + ["", '"', "(", "etc."] for seed in range(6)]
+    calls = [[*corpus(seed, 40), "", '"', "(", "etc."] for seed in range(6)]
     assert ptb.tokenize_calls(calls) == [official(texts) for texts in calls]
 
 
@@ -70,7 +70,7 @@ def test_no_java_fails_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_punctuation_list_is_the_official_one() -> None:
-    from pycocoevalcap.tokenizer import ptbtokenizer  # noqa: PLC0415
+    from pycocoevalcap.tokenizer import ptbtokenizer
 
-    assert ptb.PUNCTUATIONS == frozenset(ptbtokenizer.PUNCTUATIONS)
+    assert frozenset(ptbtokenizer.PUNCTUATIONS) == ptb.PUNCTUATIONS
     assert ptb.JAR_NAME == ptbtokenizer.STANFORD_CORENLP_3_4_1_JAR

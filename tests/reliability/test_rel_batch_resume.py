@@ -15,7 +15,6 @@ import pytest
 from fakeserver import FakeModelServer
 from fakeserver.drive import drive_policy
 from fakeserver.offline import refuse_other_hosts
-
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from .batch_resume import MODELS, POLICY, SCENARIOS, UNFLUSHED, ResumeCost, kill_and_resume, kill_and_retry
@@ -68,7 +67,8 @@ def test_samples_recovered_from_the_sample_buffer_keep_their_store(
     model = MODELS[provider]
     with FakeModelServer(drive_policy(POLICY)) as server:
         killed_dir, direct_dir = tmp_path / "killed", tmp_path / "direct"
-        killed_dir.mkdir(), direct_dir.mkdir()
+        killed_dir.mkdir()
+        direct_dir.mkdir()
         cost, resumed = kill_and_retry(server, UNFLUSHED, model, killed_dir, DRIVE_EVALS_CACHE=str(derived_cache))
         env = cli_env(server, direct_dir, DRIVE_EVALS_CACHE=str(derived_cache))
         args = ["eval", *UNFLUSHED.args(direct_dir), "--model", model, "--log-dir", str(direct_dir / "logs")]

@@ -20,7 +20,8 @@ from drive_evals.vladbench.rules import score_question
 
 PIECES = (
     "The answer is", "B", "'left'", "[120, 40, 300, 220]", "No.3", "[30,60]", "yes", "no", "on", "none", "\r", "\r\n",
-    "\n", "\t", "\x00", "\x01", "\x0b", "\x0c", "\x1f", "\x7f", "_x000D_", "_x005F_", "_xABCD_", "ax005F_b", "x005F_x005F_", "\ufffe", "\uffff",
+    "\n", "\t", "\x00", "\x01", "\x0b", "\x0c", "\x1f", "\x7f", "_x000D_", "_x005F_", "_xABCD_", "ax005F_b",
+    "x005F_x005F_", "\ufffe", "\uffff",
     "é", "中文", "🚗", "=1+2", "123", " ", "  ", "see http://example.com/a", "-", "#", "'",
 )  # fmt: skip
 
@@ -42,9 +43,12 @@ def round_trip(texts: list[str], folder: Path) -> list[str | None]:
     """VLMEvalKit's `dump_xlsx` then `load_xlsx` of a prediction column."""
     path = folder / "model_VLADBench.xlsx"
     frame = pd.DataFrame({"index": range(len(texts)), "prediction": texts})
-    with pytest.warns(UserWarning), pd.ExcelWriter(  # xlsxwriter warns of the over-long cell
-        path, engine="xlsxwriter", engine_kwargs={"options": {"strings_to_formulas": False}}
-    ) as writer:
+    with (
+        pytest.warns(UserWarning),
+        pd.ExcelWriter(  # xlsxwriter warns of the over-long cell
+            path, engine="xlsxwriter", engine_kwargs={"options": {"strings_to_formulas": False}}
+        ) as writer,
+    ):
         frame.to_excel(writer, index=False)
     back = pd.read_excel(path)
     return [None if pd.isna(value) else str(value) for value in back["prediction"]]
@@ -68,4 +72,3 @@ def test_none_reply_is_not_credited_for_on() -> None:
     question = "Is the light on or off? ['on', 'off']"
     assert score_question("general", question, "on", None, "None").correct == 1.0  # the raw text would be
     assert score_question("general", question, "on", None, read_back("None")).correct == 0.0
-

