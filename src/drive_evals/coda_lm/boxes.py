@@ -44,12 +44,17 @@ def image_problem(path: Path) -> str | None:
     return None
 
 
-def draw_box(original: Path, box: tuple[float, float, float, float], target: Path) -> None:
-    """Draw `box` (x, y, w, h) on `original` and save it to `target` (a `.jpg`) with Pillow's defaults."""
+def with_box(image: Image.Image, box: tuple[float, float, float, float]) -> Image.Image:
+    """`image` with `box` (x, y, w, h) drawn on it in place: the rectangle ends at (x + w, y + h), included."""
     x, y, w, h = box
+    ImageDraw.Draw(image).rectangle([x, y, x + w, y + h], outline=BOX_COLOUR, width=BOX_WIDTH)
+    return image
+
+
+def draw_box(original: Path, box: tuple[float, float, float, float], target: Path) -> None:
+    """Draw `box` on `original` and save it to `target` (a `.jpg`) with Pillow's default settings."""
     with Image.open(original) as image:
-        ImageDraw.Draw(image).rectangle([x, y, x + w, y + h], outline=BOX_COLOUR, width=BOX_WIDTH)
-        image.save(target)
+        with_box(image, box).save(target)
 
 
 def boxed_image(original: Path, box: tuple[float, float, float, float]) -> Path:

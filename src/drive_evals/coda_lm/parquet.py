@@ -28,6 +28,7 @@ from drive_evals.errors import DataSourceError, DataValidationError
 
 HF_PARQUET = "KaiChen1998/coda-lm-llava-format"
 CONFIG = "English"
+ANNOTATION_FOLDER = "CODA-LM"
 IMAGE_TOKEN = "<image>"
 UNKNOWN_CATEGORY = "unknown"
 """The super-category of a parquet region: the layout has none (its region still counts in the official mean)."""
@@ -43,7 +44,7 @@ def parquet_source(data: str, revision: str | None, split: str) -> list[Path] | 
     path = Path(data).expanduser()
     if path.is_file() and path.suffix == ".parquet":
         return [path]
-    if path.is_dir():
+    if path.is_dir() and not (path / ANNOTATION_FOLDER).is_dir():  # the annotation layout wins in a folder of both
         files = sorted(path.rglob(f"{split}-*.parquet"))
         english = [f for f in files if CONFIG in f.parts]
         return english or files or None
