@@ -91,4 +91,4 @@ def test_quirks_kept_verbatim() -> None:
 
 def test_judge_settings() -> None:
     assert REFERENCE["judge_generation"]["temperature"] == prompts.JUDGE_TEMPERATURE
-    assert prompts.DEFAULT_JUDGE == "openai/" + REFERENCE["judge_generation"]["model"].split()[0]
+    assert "openai/" + REFERENCE["judge_generation"]["model"].split()[0] == prompts.DEFAULT_JUDGE

@@ -46,6 +46,7 @@ JUDGE_OUTPUT_TOKENS = 512
 imitates are 60-250 tokens."""
 ITEM_RATING, ITEM_STRICT = "item_rating", "item_strict"
 """Unit metrics of the breakdowns: the official and the strict mean of the items at a level."""
+OFFICIAL_TABLE = "Official score (mean rating x10 over the ratings the official parser reads)"
 SHORT = {"general_perception": "General", "region_perception": "Region", "driving_suggestion": "Suggestion"}
 
 
@@ -89,11 +90,11 @@ CODA_LM = Benchmark(
     ),
     tables=(
         TableSpec(
-            "Official score (the judge's mean rating x10, over the ratings the official parser reads)",
+            OFFICIAL_TABLE,
             (Column(FINAL, "Final"), *(Column(task, SHORT[task]) for task in TASKS)),
         ),
         TableSpec(
-            "Strict score (every planned item; failed, unreadable and out-of-scale ratings count 0)",
+            "Strict score (every planned item; no rating or one outside 1-10 counts 0)",
             (Column(STRICT_FINAL, "Final"), *(Column(strict_name(task), SHORT[task]) for task in TASKS)),
         ),
         TableSpec(
@@ -110,7 +111,7 @@ CODA_LM = Benchmark(
             tuple(Column(category_name(group), group, "rate") for group in SUPERCATEGORIES),
         ),
     ),
-    plots=("Official score (the judge's mean rating x10, over the ratings the official parser reads)",),
+    plots=(OFFICIAL_TABLE,),
     paired=(FINAL, *TASKS, STRICT_FINAL),
     comparability=("split", "tasks"),
     reference_source=(
