@@ -3,6 +3,9 @@ the estimate's model and judge requests, the reference rows. Listed in `drive_ev
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser
 
@@ -67,7 +70,7 @@ def judge_request(sample: Sample) -> list[ChatMessage]:
     return judge_messages(meta[TASK_KEY], meta["reference"], "")
 
 
-def levels(metadata: dict[str, object]) -> dict[str, str]:
+def levels(metadata: Mapping[str, Any]) -> dict[str, str]:
     """Breakdown levels: the task, and a region's super-category and raw category."""
     found = {"task": metadata.get(TASK_KEY), "object category": metadata.get(GROUP_KEY)}
     found["raw category"] = metadata.get("category_name")
@@ -83,7 +86,7 @@ CODA_LM = Benchmark(
     unit_metrics=(
         UnitMetric(FINAL, RATING, grouped=True, counted_key=COUNTED, continuous=True, judged=True),
         *(UnitMetric(task, RATING, subset=task, counted_key=COUNTED, continuous=True, judged=True) for task in TASKS),
-        UnitMetric(STRICT_FINAL, STRICT, grouped=True, stderr_logged=False, continuous=True, judged=True),
+        UnitMetric(STRICT_FINAL, STRICT, grouped=True, continuous=True, judged=True),
         *(UnitMetric(strict_name(task), STRICT, subset=task, continuous=True, judged=True) for task in TASKS),
         UnitMetric(ITEM_RATING, RATING, counted_key=COUNTED, stderr_logged=False, continuous=True, judged=True),
         UnitMetric(ITEM_STRICT, STRICT, stderr_logged=False, continuous=True, judged=True),

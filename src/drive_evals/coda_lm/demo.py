@@ -95,10 +95,6 @@ def _write_split(out: Path, split: str, ids: dict[str, str]) -> None:
         draw_scene(regions).save(images / f"{image_id}.jpg")
 
 
-def _jpeg_bytes(path: Path) -> bytes:
-    return path.read_bytes()
-
-
 def write_parquet(out: Path) -> bool:
     """The Test items in the llava layout; False (nothing written) without pyarrow."""
     try:
@@ -111,7 +107,7 @@ def write_parquet(out: Path) -> bool:
     with tempfile.TemporaryDirectory() as scratch:
         for image_id, regions in SCENES.items():
             original = images / f"{image_id}.jpg"
-            plain = {"bytes": _jpeg_bytes(original), "path": f"{image_id}.jpg"}
+            plain: dict[str, object] = {"bytes": original.read_bytes(), "path": f"{image_id}.jpg"}
             refs = annotation(image_id, regions)
             general = refs["general_perception"]["description and explanation"]  # type: ignore[index]
             for task, reference in (
@@ -122,7 +118,7 @@ def write_parquet(out: Path) -> bool:
             for k, (_, _, box, reference) in enumerate(regions, start=1):
                 boxed = Path(scratch) / f"{image_id}_object_{k}.jpg"
                 draw_box(original, tuple(float(v) for v in box), boxed)  # type: ignore[arg-type]
-                image = {"bytes": boxed.read_bytes(), "path": boxed.name}
+                image: dict[str, object] = {"bytes": boxed.read_bytes(), "path": boxed.name}
                 rows.append(_row(f"region_{image_id}_{k}", image, MODEL_PROMPTS["region_perception"], reference))
     target = out / "llava" / "English" / "Test-00000-of-00001.parquet"
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -85,9 +85,14 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else math.nan
 
 
-def _stderr(items: Sequence[Item], values: Sequence[float], estimate: float) -> float | None:
-    """The standard error `drive_evals.precision` logs for a mean over `items` (clustered by image)."""
-    return reported_stderr(estimate, list(values), [""] * len(values), [i.image for i in items], continuous=True)
+def _stderr(items: Sequence[Item], values: Sequence[float], estimate: float, grouped: bool = False) -> float | None:
+    """The standard error `drive_evals.precision` logs for a mean over `items` (clustered by image; `grouped`: the
+    equal mean over tasks). None where the report prints no interval, or a rating lies outside 1-10: no interval
+    method here holds for values outside [0, 1]."""
+    if any(not 0.0 <= v <= 1.0 for v in values):
+        return None
+    groups = [i.task if grouped else "" for i in items]
+    return reported_stderr(estimate, list(values), groups, [i.image for i in items], continuous=True)
 
 
 def official_scores(items: Sequence[Item]) -> dict[str, float]:
@@ -100,6 +105,9 @@ def official_scores(items: Sequence[Item]) -> dict[str, float]:
             out[f"{task}_stderr"] = stderr
     scores = [out[task] for task in TASKS]
     out[FINAL] = _mean(scores) if not any(math.isnan(s) for s in scores) else math.nan
+    counted = [i for i in items if i.counted]
+    if (stderr := _stderr(counted, [i.value(RATING) for i in counted], out[FINAL], grouped=True)) is not None:
+        out[f"{FINAL}_stderr"] = stderr
     for group in SUPERCATEGORIES:
         kept = [i.value(RATING) for i in items if i.task == "region_perception" and i.group == group and i.counted]
         out[category_name(group)] = _mean(kept)
@@ -117,6 +125,8 @@ def strict_scores(items: Sequence[Item]) -> dict[str, float]:
             out[f"{strict_name(task)}_stderr"] = stderr
     scores = [out[strict_name(task)] for task in TASKS]
     out[STRICT_FINAL] = _mean(scores) if not any(math.isnan(s) for s in scores) else math.nan
+    if (stderr := _stderr(items, [i.strict for i in items], out[STRICT_FINAL], grouped=True)) is not None:
+        out[f"{STRICT_FINAL}_stderr"] = stderr
     return out
 
 

@@ -26,6 +26,10 @@ from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
 CODA_LM_TASK = SuiteTask("coda_lm", scorer="coda_lm_scorer")
+MODEL_TEMPERATURE = 0.0
+MODEL_MAX_TOKENS = 2048
+"""No generation setting is official (the repository ships no inference code; protocol §6.4): temperature 0 and a
+cap well above the longest reference (so a cut reply is rare and flagged `truncated`, not silently judged)."""
 TASK_VERSION = 1
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
@@ -81,8 +85,7 @@ def coda_lm(
             generate_raw_reply(),
         ],
         scorer=coda_lm_scorer(judge_error_limit=breaker.limit, breaker=breaker),
-        # No generation setting is official (the repository ships no inference code): temperature 0, no token cap.
-        config=GenerateConfig(temperature=0.0, timeout=CALL_TIMEOUT_SECONDS),
+        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
         metadata={
             "benchmark": "coda_lm",
             JUDGE_ENABLED_KEY: True,
