@@ -25,8 +25,16 @@ ANSWER = "A construction vehicle blocks the lane ahead; the ego car should slow 
 SAMPLING = {"temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "frequency_penalty", "n"}
 
 
+UNREAD = 'Following the "[[rating]]" format, I give [[4]].'
+"""A reply the official parser drops (its first `[[...]]` is the placeholder): sent for one region."""
+
+
 def policy(request: FakeRequest) -> str:
-    return "Close to the reference. Rating: [[7]]" if request.model == JUDGE.split("/")[1] else ANSWER
+    if request.model != JUDGE.split("/")[1]:
+        return ANSWER
+    if len(request.raw["messages"]) == 2 and "suitcase lies" in request.texts[0]:
+        return UNREAD
+    return "Close to the reference. Rating: [[7]]"
 
 
 def test_requests_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,5 +72,7 @@ def test_requests_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     for request in generated:
         assert request.part_order == ["image", "text"] and request.texts[-1] in prompts
     assert log.results is not None
-    metrics = log.results.scores[0].metrics
-    assert metrics["final_score"].value == pytest.approx(0.7) and metrics["dropped"].value == 1  # one unmapped region
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert metrics["final_score"] == pytest.approx(0.7)
+    assert (metrics["dropped"], metrics["unparsed"], metrics["judge_failed"]) == (2, 1, 0)  # + the unmapped region
+    assert metrics["strict_region_perception"] == pytest.approx(0.7 * 8 / 9)  # the unmapped one is rated too

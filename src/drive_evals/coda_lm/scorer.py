@@ -8,11 +8,11 @@ import math
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from drive_evals.coda_lm.judge import JudgeReply, grader, judge_item
+from drive_evals.coda_lm.judge import grader, judge_item
 from drive_evals.coda_lm.metrics import COUNTED, JUDGED, OUT_OF_RANGE, RATING, STRICT, coda_lm_metrics
-from drive_evals.coda_lm.rating import Rating, read_rating
+from drive_evals.coda_lm.rating import Rating
 from drive_evals.coda_lm.records import UNMAPPED
-from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
+from drive_evals.kit import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, JudgeResult
 from drive_evals.replies import (
     NO_CALL,
     REBUILT_STORE_KEY,
@@ -26,28 +26,26 @@ from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 GRADER_FAILED = "grader_failed"
 UNPARSED_REASON = "rating_unparsed"
-JUDGE_REPLY_KEY = "judge_reply"
-RAW_REPLY_CHARS = 4000
-"""The judge's reply is kept in Score.metadata up to this length (a runaway reply is cut, with a marker)."""
+JUDGE_KEY = "judge"
 ANSWER_CHARS = 300
 
 
-def item_values(judged: JudgeReply, rating: Rating, unmapped: bool, truncated: bool) -> dict[str, float]:
+def item_values(judged: JudgeResult[int], rating: Rating, unmapped: bool, truncated: bool) -> dict[str, float]:
     """Score.value: the official rating / 10 (NaN where dropped), whether it counts officially, the strict value."""
     value = rating.value
     return {
         RATING: value / 10 if value is not None else math.nan,
         COUNTED: 1.0 if value is not None and not unmapped else 0.0,
         STRICT: value / 10 if value is not None and rating.in_range else 0.0,
-        JUDGED: 1.0 if judged.reply is not None else 0.0,
+        JUDGED: 1.0 if judged.raw_replies else 0.0,
         OUT_OF_RANGE: 1.0 if value is not None and not rating.in_range else 0.0,
         TRUNCATED_KEY: 1.0 if truncated else 0.0,
     }
 
 
-def explain(judged: JudgeReply, rating: Rating, unmapped: bool) -> str:
-    """The viewer's verdict line, then the judge's reply (its explanation is the judge's own text)."""
-    if judged.reply is None:
+def explain(judged: JudgeResult[int], rating: Rating, unmapped: bool) -> str:
+    """The viewer's verdict line, then the judge's raw reply (its explanation is the judge's own text)."""
+    if not judged.raw_replies:
         return f"**Judge {judged.judge}**: no reply ({judged.failure}); the official mean drops this item."
     if rating.value is None:
         verdict = "no rating the official parser reads: the official mean drops this item, the strict score counts 0"
@@ -57,15 +55,22 @@ def explain(judged: JudgeReply, rating: Rating, unmapped: bool) -> str:
         verdict = f"rating {rating.value} / 10"
     if unmapped:
         verdict += "; an unmapped category, which the official stage 3 never judges (not in its mean)"
-    return f"**Judge {judged.judge}**: {verdict}.\n\n{kept(judged.reply)}"
+    return f"**Judge {judged.judge}**: {verdict}.\n\n{judged.raw_replies[-1]}"
 
 
-def kept(reply: str) -> str:
-    return reply if len(reply) <= RAW_REPLY_CHARS else reply[:RAW_REPLY_CHARS] + f"… [{len(reply)} chars]"
+def judge_note(judged: JudgeResult[int]) -> dict[str, dict[str, object]]:
+    """Score.metadata: the judge, why its call failed, why its reply was rebuilt (the reply is in the explanation)."""
+    return {
+        JUDGE_KEY: {
+            "judge": judged.judge,
+            "failure": judged.failure if not judged.raw_replies else None,
+            "rebuilt": judged.rebuilt,
+        }
+    }
 
 
-def reason(judged: JudgeReply, rating: Rating, truncated: bool) -> str | None:
-    if judged.reply is None:
+def reason(judged: JudgeResult[int], rating: Rating, truncated: bool) -> str | None:
+    if not judged.raw_replies:
         return GRADER_FAILED
     if truncated:
         return TRUNCATED_REASON
@@ -94,17 +99,14 @@ def coda_lm_scorer(
         rebuilt = state.store.get(REBUILT_STORE_KEY) if isinstance(stored, str) else [NO_CALL]
         truncated = stopped_at_token_limit(state.output)
         judged = await judge_item(grader(), meta["task"], meta["reference"], response, breaker, judge_cache)
-        rating = read_rating(judged.reply) if judged.reply is not None else Rating(None)
+        rating = Rating(judged.verdict)
         unmapped = meta.get("supercategory") == UNMAPPED
         return Score(
             value=item_values(judged, rating, unmapped, truncated),
             answer=response[:ANSWER_CHARS],
             explanation=explain(judged, rating, unmapped),
             reason=reason(judged, rating, truncated),
-            metadata={
-                JUDGE_REPLY_KEY: kept(judged.reply) if judged.reply is not None else None,
-                **rebuilt_note(rebuilt),
-            },
+            metadata={**rebuilt_note(rebuilt), **judge_note(judged)},
         )
 
     return score
