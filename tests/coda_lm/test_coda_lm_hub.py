@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from drive_evals.coda_lm.dataset import _annotation_files
+from drive_evals.coda_lm.dataset import annotation_files
 from drive_evals.coda_lm.prompts import TASKS
 from drive_evals.coda_lm.records import parse_record
 from drive_evals.data import read_json
@@ -21,7 +21,7 @@ NETWORK = pytest.mark.skipif(
 @pytest.mark.network
 @NETWORK
 def test_real_test_annotations() -> None:
-    root, names, provenance = _annotation_files("KaiChen1998/coda-lm", None, "Test")
+    root, names, provenance = annotation_files("KaiChen1998/coda-lm", None, "Test")
     problems: list[str] = []
     warnings = DataWarnings("CODA-LM")
     records = [parse_record(n, read_json(root / n), list(TASKS), problems, warnings) for n in names]

@@ -22,7 +22,7 @@ from drive_evals.coda_lm import parquet
 from drive_evals.coda_lm.boxes import boxed_image, image_problem
 from drive_evals.coda_lm.metrics import GROUP_KEY, IMAGE_KEY, TASK_KEY
 from drive_evals.coda_lm.prompts import MODEL_PROMPTS, TASKS, TaskName
-from drive_evals.coda_lm.records import FILE_PREFIX, IMAGE_FOLDER, SPLITS, ImageRecord, Item, parse_record
+from drive_evals.coda_lm.records import SPLITS, ImageRecord, Item, parse_record
 from drive_evals.data import DEMO, open_snapshot, read_json
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
@@ -66,7 +66,7 @@ def parse_split(value: object) -> str:
     raise ParameterError(f"split={value!r}: expected one of {', '.join(SPLITS)} (Mini is inside Val)")
 
 
-def _annotation_files(data: str, revision: str | None, split: str) -> tuple[Path, list[str], dict[str, Any]]:
+def annotation_files(data: str, revision: str | None, split: str) -> tuple[Path, list[str], dict[str, Any]]:
     """The root holding `CODA-LM/<split>/` and the split's annotation files under it (sorted, as stage1 L177)."""
     folder = f"{ANNOTATION_FOLDER}/{split}"
     snapshot = open_snapshot(data, BENCHMARK, revision)
@@ -112,22 +112,14 @@ def json_items(
     """Validate every annotation file and every image it needs, then list the items, all problems together."""
     problems: list[str] = []
     records: list[ImageRecord] = []
-    folder = IMAGE_FOLDER[split]
     for name in names:
         record = parse_record(name, read_json(root / name), tasks, problems, warnings)
         if record is None:
             continue
-        if not name.rsplit("/", 1)[-1].startswith(FILE_PREFIX[folder]):
-            warnings.add(
-                "unexpected_prefix",
-                f"an annotation file of {split} without the {FILE_PREFIX[folder]!r} prefix; its image is still read "
-                f"from {folder}/images/",
-                name,
-            )
-        image = image_root / folder / "images" / f"{record.image_id}.jpg"
-        problem = image_problem(image)
+        relative = f"{record.folder}/images/{record.image_id}.jpg"
+        problem = image_problem(image_root / relative)
         if problem:
-            problems.append(f"{name}: image {folder}/images/{record.image_id}.jpg {problem}")
+            problems.append(f"{name}: image {relative} {problem}")
             continue
         records.append(record)
     if split == "Test" and records and not any(_references(r, t) for r in records for t in tasks):
@@ -137,7 +129,7 @@ def json_items(
         )
     if problems:
         raise DataValidationError(f"CODA-LM {split} annotations", problems)
-    return [item for record in records for item in record_items(record, tasks, image_root / folder / "images")]
+    return [item for record in records for item in record_items(record, tasks, image_root)]
 
 
 def _references(record: ImageRecord, task: TaskName) -> list[str]:
@@ -151,8 +143,8 @@ def _references(record: ImageRecord, task: TaskName) -> list[str]:
     return [t for t in texts if t.strip()]
 
 
-def record_items(record: ImageRecord, tasks: Sequence[TaskName], images: Path) -> list[Item]:
-    image = images / f"{record.image_id}.jpg"
+def record_items(record: ImageRecord, tasks: Sequence[TaskName], image_root: Path) -> list[Item]:
+    image = image_root / record.folder / "images" / f"{record.image_id}.jpg"
     items: list[Item] = []
     if "general_perception" in tasks and record.general is not None:
         items.append(Item("general_perception", record.image_id, image, record.general))
@@ -217,7 +209,7 @@ def load_coda_lm(
         items, provenance = parquet.parquet_items(source, split, tasks, warnings)
         layout = "llava-format parquet (embedded images; region images as shipped)"
     else:
-        root, names, provenance = _annotation_files(data, revision, split)
+        root, names, provenance = annotation_files(data, revision, split)
         image_root = images_root(data, images, root)
         items = json_items(root, names, split, tasks, image_root, warnings)
         provenance = {**provenance, "images": str(image_root)}

@@ -26,11 +26,10 @@ from drive_evals.data_warnings import DataWarnings
 SPLITS = ("Test", "Val", "Mini", "Train")
 """The annotation folders. Test is the reported split; Mini is a 50-image subset of Val (README.md L38), so the two
 are never reported together; Train is training data, offered for completeness."""
-IMAGE_FOLDER = {"Train": "val", "Val": "test", "Test": "test", "Mini": "test"}
-"""The CODA2022 image folder of each split (README.md L30-33): Train uses CODA2022 val, the rest CODA2022 test."""
-FILE_PREFIX = {folder: f"{folder}_" for folder in ("val", "test")}
-"""`labeling/codalm_labeling_tool.py` L28-34: `val_NNNN.json` for Train, `test_NNNN.json` for the others."""
-ANNOTATION_NAME = re.compile(r"^(val|test)_(\d+)\.json$")
+ANNOTATION_NAME = re.compile(r"^([^_]+)_([^_]+)\.json$")
+"""`<folder>_<NNNN>.json`: `convert2vqa.py` reads the image as `<folder>/images/<NNNN>.jpg` from the name alone
+(`json_name.split("_")`), so Train's `val_` files name CODA2022 val images and the others' `test_` files CODA2022
+test images (README.md L30-33)."""
 
 GENERAL, SUGGESTION, REGIONS = "general_perception", "driving_suggestion", "region_perception"
 SUMMARY = "description and explanation"
@@ -102,6 +101,8 @@ class ImageRecord:
     """One annotation file: the image id (`0085`), its file name, the references a run reads."""
 
     image_id: str
+    folder: str
+    """The CODA2022 image folder the file name gives (`test`, `val`)."""
     file: str
     general: str | None
     suggestion: str | None
@@ -123,10 +124,10 @@ class Item:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def image_id_of(file_name: str) -> str | None:
-    """`test_0085.json` -> `0085`; None for a name the official layout does not give."""
+def name_parts(file_name: str) -> tuple[str, str] | None:
+    """`test_0085.json` -> (`test`, `0085`); None for a name the official conversion cannot split."""
     match = ANNOTATION_NAME.match(file_name)
-    return match.group(2) if match else None
+    return (match.group(1), match.group(2)) if match else None
 
 
 def _text(value: object, where: str, problems: list[str], warnings: DataWarnings) -> str | None:
@@ -195,9 +196,9 @@ def parse_record(
     file: str, document: object, tasks: Sequence[TaskName], problems: list[str], warnings: DataWarnings
 ) -> ImageRecord | None:
     """One annotation file as the selected tasks read it; problems and warnings are appended, None when unusable."""
-    image_id = image_id_of(file.rsplit("/", 1)[-1])
-    if image_id is None:
-        problems.append(f"{file}: not a CODA-LM annotation name (<val|test>_<NNNN>.json)")
+    parts = name_parts(file.rsplit("/", 1)[-1])
+    if parts is None:
+        problems.append(f"{file}: not a CODA-LM annotation name (<folder>_<NNNN>.json, e.g. test_0085.json)")
         return None
     if not isinstance(document, Mapping):
         problems.append(f"{file}: expected a JSON object, got {type(document).__name__}")
@@ -223,4 +224,4 @@ def parse_record(
             regions = _regions(document[REGIONS], file, problems, warnings)
     if len(problems) > before:
         return None
-    return ImageRecord(image_id, file, general, suggestion, regions)
+    return ImageRecord(parts[1], parts[0], file, general, suggestion, regions)
