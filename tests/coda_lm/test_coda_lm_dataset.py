@@ -12,13 +12,19 @@ from inspect_ai.model import ContentImage, ContentText
 from PIL import Image
 
 from drive_evals.coda_lm import boxes
-from drive_evals.coda_lm.dataset import load_coda_lm, parse_split, parse_tasks
+from drive_evals.coda_lm.dataset import CodaData, load_coda_lm, parse_split, parse_tasks
 from drive_evals.coda_lm.prompts import MODEL_PROMPTS, TASKS
 from drive_evals.data import demo_dir
 from drive_evals.errors import DataValidationError, ParameterError
-from drive_evals.shard import parse_shard
+from drive_evals.kit import SuiteArgs
 
 DEMO = demo_dir("coda_lm")
+
+
+def load(data: str, split: str, tasks: list[str], images: str | None = None, shard: str | None = None) -> CodaData:
+    """The loader as the task calls it, with the suite parameters checked as `@suite_task` checks them."""
+    suite = SuiteArgs.checked("coda_lm", {"data": data, "revision": None, "blind": False, "shard": shard})
+    return load_coda_lm(suite, split, tasks, images)  # type: ignore[arg-type]
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +40,8 @@ def copy_demo(tmp_path: Path) -> Path:
 
 
 def test_demo_test_split() -> None:
-    built = load_coda_lm("demo", None, "Test", list(TASKS), None)
-    samples = list(built.dataset)
+    built = load("demo", "Test", list(TASKS), None)
+    samples = list(built.samples)
     by_task = {t: [s for s in samples if s.metadata and s.metadata["task"] == t] for t in TASKS}
     assert [len(by_task[t]) for t in TASKS] == [6, 9, 6]
     ids = {str(s.id) for s in samples}
@@ -43,7 +49,7 @@ def test_demo_test_split() -> None:
     assert not any(i.startswith("coda-lm-test-rp-0085") for i in ids)  # an image without regions
     region = next(s for s in samples if s.id == "coda-lm-test-rp-0140-3")
     assert region.metadata is not None and region.metadata["supercategory"] == "unmapped"
-    assert built.summary["data_warnings"]["unmapped_category"]["count"] == 1
+    assert built.warnings.count("unmapped_category") == 1
     first = region.input[0]
     assert not isinstance(first, str) and not isinstance(first.content, str)
     image, question = first.content
@@ -53,8 +59,8 @@ def test_demo_test_split() -> None:
 
 
 def test_splits_and_tasks() -> None:
-    mini = load_coda_lm("demo", None, "Mini", ["general_perception"], None)
-    assert sorted(str(s.id) for s in mini.dataset) == ["coda-lm-mini-gp-0301", "coda-lm-mini-gp-0302"]
+    mini = load("demo", "Mini", ["general_perception"], None)
+    assert sorted(str(s.id) for s in mini.samples) == ["coda-lm-mini-gp-0301", "coda-lm-mini-gp-0302"]
     assert parse_split("test") == "Test" and parse_tasks("driving_suggestion, general_perception") == [
         "general_perception",
         "driving_suggestion",
@@ -66,10 +72,10 @@ def test_splits_and_tasks() -> None:
 
 
 def test_shards_split_by_image() -> None:
-    parts = [load_coda_lm("demo", None, "Test", list(TASKS), None, parse_shard(f"{i}/2")) for i in (1, 2)]
-    images = [{s.metadata["image_id"] for s in p.dataset if s.metadata} for p in parts]
+    parts = [load("demo", "Test", list(TASKS), None, f"{i}/2") for i in (1, 2)]
+    images = [{s.metadata["image_id"] for s in p.samples if s.metadata} for p in parts]
     assert images[0] and images[1] and not images[0] & images[1]
-    assert sum(len(p.dataset) for p in parts) == 21
+    assert sum(len(p.samples) for p in parts) == 21
 
 
 def test_every_problem_in_one_pass(tmp_path: Path) -> None:
@@ -83,7 +89,7 @@ def test_every_problem_in_one_pass(tmp_path: Path) -> None:
     (root / "test" / "images" / "0233.jpg").unlink()
     (test / "notes.json").write_text("{}")
     with pytest.raises(DataValidationError) as raised:
-        load_coda_lm(str(root), None, "Test", list(TASKS), None)
+        load(str(root), "Test", list(TASKS), None)
     text = str(raised.value)
     assert "5 problem(s)" in text
     for expected in (
@@ -105,8 +111,8 @@ def test_what_official_code_does_not_read_is_not_checked(tmp_path: Path) -> None
     doc["region_perception"] = "broken"
     doc["extra"] = 1
     path.write_text(json.dumps(doc))
-    built = load_coda_lm(str(root), None, "Test", ["general_perception"], None)
-    assert len(built.dataset) == 6
+    built = load(str(root), "Test", ["general_perception"], None)
+    assert len(built.samples) == 6
 
 
 def test_pre_release_test_annotations_are_refused(tmp_path: Path) -> None:
@@ -119,9 +125,9 @@ def test_pre_release_test_annotations_are_refused(tmp_path: Path) -> None:
             region["description and explanation"] = ""
         path.write_text(json.dumps(doc))
     with pytest.raises(DataValidationError, match="d556763"):
-        load_coda_lm(str(root), None, "Test", list(TASKS), None)
-    mini = load_coda_lm(str(root), None, "Mini", list(TASKS), None)  # only Test's were held back
-    assert len(mini.dataset) > 0
+        load(str(root), "Test", list(TASKS), None)
+    mini = load(str(root), "Mini", list(TASKS), None)  # only Test's were held back
+    assert len(mini.samples) > 0
 
 
 def test_images_outside_the_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,10 +135,10 @@ def test_images_outside_the_data_folder(tmp_path: Path, monkeypatch: pytest.Monk
     images = tmp_path / "coda2022"
     shutil.move(str(root / "test"), str(images / "test"))
     with pytest.raises(ParameterError, match="CODA2022"):
-        load_coda_lm(str(root), None, "Test", list(TASKS), None)
-    assert len(load_coda_lm(str(root), None, "Test", list(TASKS), str(images)).dataset) == 21
+        load(str(root), "Test", list(TASKS), None)
+    assert len(load(str(root), "Test", list(TASKS), str(images)).samples) == 21
     monkeypatch.setenv("CODA2022_ROOT", str(images))
-    assert len(load_coda_lm(str(root), None, "Test", list(TASKS), None).dataset) == 21
+    assert len(load(str(root), "Test", list(TASKS), None).samples) == 21
 
 
 def test_box_drawn_as_convert2vqa(tmp_path: Path) -> None:
@@ -163,12 +169,12 @@ def test_boxed_images_are_cached(tmp_path: Path) -> None:
 def test_parquet_layout() -> None:
     pytest.importorskip("pyarrow")
     parquet = DEMO / "llava"
-    built = load_coda_lm(str(parquet), None, "Test", list(TASKS), None)
-    from_json = load_coda_lm("demo", None, "Test", list(TASKS), None)
-    assert sorted(str(s.id) for s in built.dataset) == sorted(str(s.id) for s in from_json.dataset)
-    targets = {str(s.id): s.target for s in from_json.dataset}
-    assert all(s.target == targets[str(s.id)] for s in built.dataset)
-    region = next(s for s in built.dataset if s.metadata and s.metadata["task"] == "region_perception")
+    built = load(str(parquet), "Test", list(TASKS), None)
+    from_json = load("demo", "Test", list(TASKS), None)
+    assert sorted(str(s.id) for s in built.samples) == sorted(str(s.id) for s in from_json.samples)
+    targets = {str(s.id): s.target for s in from_json.samples}
+    assert all(s.target == targets[str(s.id)] for s in built.samples)
+    region = next(s for s in built.samples if s.metadata and s.metadata["task"] == "region_perception")
     assert region.metadata is not None and region.metadata["supercategory"] == "unknown"
 
 
@@ -194,5 +200,5 @@ def test_parquet_problems(tmp_path: Path) -> None:
     file = tmp_path / "Test-00000-of-00001.parquet"
     pq.write_table(pa.Table.from_pylist(rows), file)
     with pytest.raises(DataValidationError) as raised:
-        load_coda_lm(str(file), None, "Test", list(TASKS), None)
+        load(str(file), "Test", list(TASKS), None)
     assert "2 problem(s)" in str(raised.value) and "not one of the three" in str(raised.value)

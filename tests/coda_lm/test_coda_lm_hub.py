@@ -10,7 +10,7 @@ import pytest
 from drive_evals.coda_lm.dataset import annotation_files
 from drive_evals.coda_lm.prompts import TASKS
 from drive_evals.coda_lm.records import parse_record
-from drive_evals.data import read_json
+from drive_evals.data import open_snapshot, read_json
 from drive_evals.data_warnings import DataWarnings
 
 NETWORK = pytest.mark.skipif(
@@ -21,7 +21,9 @@ NETWORK = pytest.mark.skipif(
 @pytest.mark.network
 @NETWORK
 def test_real_test_annotations() -> None:
-    root, names, provenance = annotation_files("KaiChen1998/coda-lm", None, "Test")
+    snapshot = open_snapshot("KaiChen1998/coda-lm", "coda_lm")
+    root, names = annotation_files(snapshot, "KaiChen1998/coda-lm", None, "Test")
+    provenance = snapshot.provenance()
     problems: list[str] = []
     warnings = DataWarnings("CODA-LM")
     records = [parse_record(n, read_json(root / n), list(TASKS), problems, warnings) for n in names]

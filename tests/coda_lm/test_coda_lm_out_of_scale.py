@@ -12,6 +12,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput,
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import eval_in_process, metrics
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.report.write import write_report
 
 
@@ -33,21 +34,22 @@ class GenerousJudge(ModelAPI):
 
 def test_out_of_scale_rating_in_the_report(tmp_path: Path) -> None:
     env = {"INSPECT_CACHE_DIR": str(tmp_path / "cache"), "DRIVE_EVALS_CACHE": str(tmp_path / "derived")}
-    for judge in ("coda_generous_judge/x", "chance/random"):
+    for seed in (0, 1):  # two models judged by the same judge: comparable, so the paired test is tried
         log = eval_in_process(
             "drive_evals/coda_lm",
-            tmp_path / "logs" / judge.split("/")[0],
+            tmp_path / "logs" / str(seed),
             env,
             model="chance/random",
-            model_roles={"grader": judge},
+            model_args={"seed": seed},
+            model_roles={"grader": "coda_generous_judge/x"},
             task_args={"data": "demo"},
         )
-        if judge.startswith("coda_generous"):
+        if seed == 0:
             found = metrics(log, "coda_lm_scorer")
             assert found["general_perception"] == pytest.approx((10.0 + 5 * 0.5) / 6)
             assert found["out_of_range_count"] == 1 and "general_perception_stderr" not in found
             assert found["strict_general_perception"] == pytest.approx(5 * 0.5 / 6)
-    write_report(tmp_path / "logs", tmp_path / "out")
+    write_report(tmp_path / "logs", tmp_path / "out", BENCHMARKS)
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "208.3 (no CI)" in report  # the official mean as the parser reads it, x100
     assert "general_perception not compared: a unit value lies outside [0, 1]" in report

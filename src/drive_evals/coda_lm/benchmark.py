@@ -9,19 +9,9 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser
 
-from drive_evals.benchmark import (
-    Benchmark,
-    BreakdownSpec,
-    Column,
-    ConsoleLine,
-    EstimateInputs,
-    Reference,
-    TableSpec,
-    UnitMetric,
-    paper_percent,
-)
 from drive_evals.coda_lm.chance import chance_answer
 from drive_evals.coda_lm.dataset import PLANNED_TASKS_KEY
+from drive_evals.coda_lm.demo import write_demo
 from drive_evals.coda_lm.metrics import (
     COUNTED,
     DROPPED,
@@ -43,6 +33,17 @@ from drive_evals.coda_lm.outcomes import JUDGE_OUTCOME, OUTCOMES, coda_lm_outcom
 from drive_evals.coda_lm.prompts import TASKS, judge_messages
 from drive_evals.coda_lm.records import SUPERCATEGORIES
 from drive_evals.coda_lm.task import CODA_LM_TASK
+from drive_evals.kit import (
+    Benchmark,
+    BreakdownSpec,
+    Column,
+    ConsoleLine,
+    EstimateInputs,
+    Reference,
+    TableSpec,
+    UnitMetric,
+    paper_percent,
+)
 
 JUDGE_OUTPUT_TOKENS = 512
 """The estimate's bound on one judge reply. The official call sets no `max_tokens`; the few-shot replies the judge
@@ -144,6 +145,8 @@ CODA_LM = Benchmark(
         ConsoleLine(STRICT_FINAL, "strict: every planned item, unrated ones counted 0", judged=True),
     ),
     planned_groups_key=PLANNED_TASKS_KEY,
+    judged=True,
+    demo=write_demo,
     chance=chance_answer,
     estimate=EstimateInputs(requests=model_requests, judge_request=judge_request, judge_max_tokens=JUDGE_OUTPUT_TOKENS),
 )

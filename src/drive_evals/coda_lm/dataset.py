@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 
 from drive_evals.coda_lm import parquet
@@ -23,15 +23,23 @@ from drive_evals.coda_lm.boxes import boxed_image, image_problem
 from drive_evals.coda_lm.metrics import GROUP_KEY, IMAGE_KEY, TASK_KEY
 from drive_evals.coda_lm.prompts import MODEL_PROMPTS, TASKS, TaskName
 from drive_evals.coda_lm.records import SPLITS, ImageRecord, Item, parse_record
-from drive_evals.data import DEMO, open_snapshot, read_json
-from drive_evals.data_warnings import DataWarnings
-from drive_evals.errors import DataValidationError, ParameterError
-from drive_evals.shard import SHARD_KEY, Shard
+from drive_evals.data import DEMO
+from drive_evals.kit import (
+    BLIND_IMAGE_DESCRIPTION,
+    DataValidationError,
+    DataWarnings,
+    ParameterError,
+    Snapshot,
+    SuiteArgs,
+    open_data,
+    read_json,
+)
+from drive_evals.manifest import verify_manifest
+from drive_evals.shard import SHARD_KEY
 from drive_evals.spread import spread
 
 logger = logging.getLogger(__name__)
 
-BENCHMARK = "coda_lm"
 HF_DATASET = "KaiChen1998/coda-lm"
 HF_REVISION = "main"
 """The hub's newest annotations. The filled Test references arrived in commit d556763 (2024-10-23, issue #9 of
@@ -46,8 +54,9 @@ PLANNED_TASKS_KEY = "tasks"
 
 @dataclass(frozen=True)
 class CodaData:
-    dataset: MemoryDataset
+    samples: list[Sample]
     summary: dict[str, Any]
+    warnings: DataWarnings
 
 
 def parse_tasks(value: object) -> list[TaskName]:
@@ -66,26 +75,24 @@ def parse_split(value: object) -> str:
     raise ParameterError(f"split={value!r}: expected one of {', '.join(SPLITS)} (Mini is inside Val)")
 
 
-def annotation_files(data: str, revision: str | None, split: str) -> tuple[Path, list[str], dict[str, Any]]:
-    """The root holding `CODA-LM/<split>/` and the split's annotation files under it (sorted, as stage1 L177)."""
+def annotation_files(snapshot: Snapshot, data: str, revision: str | None, split: str) -> tuple[Path, list[str]]:
+    """The root holding `CODA-LM/<split>/` and the split's annotation files under it (sorted, as stage1 L177),
+    fetched through the snapshot (so the data root's manifest checks them)."""
     folder = f"{ANNOTATION_FOLDER}/{split}"
-    snapshot = open_snapshot(data, BENCHMARK, revision)
-    local = snapshot.root / folder
-    if data == DEMO or local.is_dir():
+    if data == DEMO or Path(data).expanduser().is_dir():
+        local = snapshot.root / folder
+        if not local.is_dir():
+            raise ParameterError(f"data={data!r}: no {folder}/ folder in it (the layout of {HF_DATASET})")
         names = sorted(f"{folder}/{p.name}" for p in local.glob("*.json"))
-    elif Path(data).expanduser().is_dir():
-        raise ParameterError(f"data={data!r}: no {folder}/ folder in it (the layout of {HF_DATASET})")
     else:
         from huggingface_hub import list_repo_files
 
-        listed = list_repo_files(data, repo_type="dataset", revision=revision or HF_REVISION)
-        names = sorted(
-            n for n in listed if n.startswith(folder + "/") and n.endswith(".json") and "/" not in n[len(folder) + 1 :]
-        )
-        snapshot.fetch(names)
+        listed = list_repo_files(data.removeprefix("hf:"), repo_type="dataset", revision=revision or HF_REVISION)
+        names = sorted(n for n in listed if n.rsplit("/", 1)[0] == folder and n.endswith(".json"))
     if not names:
-        raise DataValidationError(folder, [f"{snapshot.root / folder}: no annotation files (*.json)"])
-    return snapshot.root, names, snapshot.provenance()
+        raise DataValidationError(folder, [f"{data}: no annotation files in {folder}/ (*.json)"])
+    snapshot.fetch(names)
+    return snapshot.root, names
 
 
 def images_root(data: str, images: str | None, root: Path) -> Path:
@@ -194,25 +201,25 @@ def to_sample(split: str, item: Item) -> Sample:
     )
 
 
-def load_coda_lm(
-    data: str,
-    revision: str | None,
-    split: str,
-    tasks: Sequence[TaskName],
-    images: str | None,
-    shard: Shard | None = None,
-) -> CodaData:
+def load_coda_lm(suite: SuiteArgs, split: str, tasks: Sequence[TaskName], images: str | None) -> CodaData:
     """Validate the split's annotations (or parquet rows) and the images they name, then build the samples."""
+    data, revision, shard = suite.data, suite.revision, suite.shard
     warnings = DataWarnings("CODA-LM")
     source = parquet.parquet_source(data, revision, split)
     if source is not None:
         items, provenance = parquet.parquet_items(source, split, tasks, warnings)
         layout = "llava-format parquet (embedded images; region images as shipped)"
     else:
-        root, names, provenance = annotation_files(data, revision, split)
+        snapshot = open_data(suite)
+        root, names = annotation_files(snapshot, data, revision, split)
         image_root = images_root(data, images, root)
         items = json_items(root, names, split, tasks, image_root, warnings)
-        provenance = {**provenance, "images": str(image_root)}
+        read = sorted({str(i.image.relative_to(image_root)) for i in items})
+        if image_root == root:
+            snapshot.fetch(read)  # the data folder's own manifest checks them (make_task)
+        else:  # the user's CODA2022 folder: its manifest, if it has one, checks every image read
+            verify_manifest(image_root, read)
+        provenance = {**snapshot.provenance(), "images": str(image_root)}
         layout = "annotation JSON + CODA2022 images (red boxes drawn as convert2vqa.py)"
     kept_images = shard.clusters((i.image_id for i in items), "images") if shard else None
     kept = [i for i in items if kept_images is None or i.image_id in kept_images]
@@ -222,7 +229,6 @@ def load_coda_lm(
     repeated = [sample_id for sample_id, n in Counter(s.id for s in samples).items() if n > 1]
     if repeated:
         raise DataValidationError(f"CODA-LM {split}", [f"item {i} occurs more than once" for i in repeated])
-    warnings.log(logger)
     per_task = Counter(i.task for i in items)
     summary = {
         "split": split,
@@ -231,8 +237,9 @@ def load_coda_lm(
         "image_count": len({i.image_id for i in items}),
         "layout": layout,
         "data": provenance,
-        "data_warnings": warnings.summary(),
+        "blind": suite.blind,
+        "blind_image": BLIND_IMAGE_DESCRIPTION if suite.blind else None,
         SHARD_KEY: str(shard) if shard else None,
     }
     logger.info("CODA-LM %s: %s over %d images", split, dict(per_task), summary["image_count"])
-    return CodaData(MemoryDataset(samples, name=BENCHMARK, shuffled=False), summary)
+    return CodaData(samples, summary, warnings)
