@@ -124,11 +124,11 @@ def mean_interval(
     nothing about that tail. A mean over several groups (SURDS `overall` with centerness in its xy2d subset) keeps
     Korn-Graubard's: betting on whole images would carry the differences between subsets, and the five 0/1 subsets
     give its SE their binomial spread (docs/statistics.md). Either is widened, where it is narrower, to the
-    Clopper-Pearson interval of the units taken as independent (`binomial_interval`). None without
-    units or with fewer than `min_clusters` clusters (MIN_SCORE_CLUSTERS; `benchmarks/bench_coverage.py` measures
-    the methods below it too).
+    Clopper-Pearson interval of the units taken as independent (`binomial_interval`). None without units, with
+    fewer than `min_clusters` clusters (MIN_SCORE_CLUSTERS; `benchmarks/bench_coverage.py` measures the methods below
+    it too), or with a value outside [0, 1] (a judge's out-of-scale rating counted as given): no method here holds.
     """
-    if not values or len(set(clusters)) < min_clusters:
+    if not values or len(set(clusters)) < min_clusters or not all(0.0 <= value <= 1.0 for value in values):
         return None
     scores = continuous or any(value not in (0.0, 1.0) for value in values)
     units = kish_units(groups)
