@@ -124,7 +124,7 @@ def _section(view: BenchmarkView, log_dir: str) -> Section:
     figures = []
     for spec in benchmark.tables:
         if spec.title in benchmark.plots and (png := score_plot(view, spec)) is not None:
-            slug = spec.title.lower().replace(" ", "-")
+            slug = re.sub(r"[^a-z0-9]+", "-", spec.title.lower()).strip("-")  # a file name a Markdown link keeps
             figures.append(Plot(f"{benchmark.title}: {spec.title}", f"{benchmark.key}-{slug}.png", png))
     return Section(benchmark.title, tables, figures)
 
