@@ -152,13 +152,14 @@ class Sequence:
         self.upper_side.update(upper_value)
 
     def bounds(self) -> tuple[float, float]:
-        """The interval of candidate means neither side has rejected, rounded outward to the grid."""
-        kept = ~(self.lower_side.rejected | self.upper_side.rejected)
-        if not kept.any():  # both sides rejected everything: only when the sequence has missed (rate <= alpha)
-            low_kept = np.flatnonzero(~self.lower_side.rejected)
-            edge = float(self.grid[low_kept[0]]) if low_kept.size else 1.0
-            return edge, edge
-        index = np.flatnonzero(kept)
-        low = float(self.grid[max(index[0] - 1, 0)]) if index[0] > 0 else 0.0
-        high = float(self.grid[min(index[-1] + 1, self.grid.size - 1)]) if index[-1] < self.grid.size - 1 else 1.0
-        return low, high
+        """Each side's bound, rounded outward to the grid: below the first candidate the lower side keeps, above
+        the last one the upper side keeps (at the last cluster they bracket the exact mean)."""
+        low_kept = np.flatnonzero(~self.lower_side.rejected)
+        high_kept = np.flatnonzero(~self.upper_side.rejected)
+        low = float(self.grid[low_kept[0] - 1]) if low_kept.size and low_kept[0] > 0 else 0.0
+        high = float(self.grid[high_kept[-1] + 1]) if high_kept.size and high_kept[-1] < self.grid.size - 1 else 1.0
+        if not low_kept.size:
+            low = 1.0
+        if not high_kept.size:
+            high = 0.0
+        return min(low, high), max(low, high)  # crossed only where the sequence has missed (rate <= alpha)
