@@ -78,7 +78,7 @@ def test_shadow_runs_everything_and_records_the_stop() -> None:
         assert schedule(stopping, cluster) == [None, None]
     for cluster in ORDER[3:]:
         complete(stopping, cluster, 0.0)
-    record = asyncio.run(stopping.complete_task())
+    record: dict[str, Any] = asyncio.run(stopping.complete_task())
     assert record["samples_skipped"] == 0 and record["clusters_not_run"] == 0
     assert record["stopped_at"]["clusters"] == 2 and len(record["trajectory"]) == 30
     assert record["full_run_decision"] == "above 0.01" and record["agrees_with_full_run"] is True

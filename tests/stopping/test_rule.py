@@ -31,7 +31,7 @@ def test_no_rule_no_plan() -> None:
 )
 def test_bad_values_name_their_parameter(arguments: dict[str, object], named: str) -> None:
     with pytest.raises(ParameterError, match=named):
-        parse_plan(**arguments)  # type: ignore[arg-type]
+        parse_plan(**arguments)
 
 
 def test_gate_decisions_and_the_minimum() -> None:
