@@ -8,8 +8,8 @@
 - DriveBench `gpt_score`: the equal mean over tasks of the officially scored questions' judge scores: as above,
   once the benchmark says from the sample metadata which questions are officially scored (`eligible`); replay reads
   it from the scores.
-- VLADBench `total`: a ratio of sums with pair terms that no unit metric describes: refused until the benchmark
-  declares its per-scene form.
+- VLADBench `total`: a ratio of sums with pair terms that no unit metric describes. It is nearly a sum over scenes
+  with fixed weights, but its relation credit can exceed 1 (repeated ids count), so no scene has a bound: refused.
 
 A headline is refused (one line, before any call) when it is not a declared unit metric, when it is a judge score
 and the judge is off, and for epochs above 1 (Inspect starts epoch 2 of any sample only after epoch 1 of all, so
