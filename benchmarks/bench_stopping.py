@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
 from drive_evals.stats.betting import betting_interval  # noqa: E402
-from drive_evals.stats.sequence import HORIZON_SHARE, MIN_HORIZON, OneSided, Sequence  # noqa: E402
+from drive_evals.stats.sequence import HORIZON_SHARE, MIN_HORIZON, ConfidenceSequence, OneSided  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "statistics.md"
 BEGIN, END = "<!-- bench_stopping: begin -->", "<!-- bench_stopping: end -->"
@@ -222,7 +222,7 @@ def widths(count: int, rng: np.random.Generator) -> list[float]:
         values = np.round(rng.beta(m * 8.0, (1 - m) * 8.0), 2)
         population = single(values, index, count)
         order = rng.permutation(count)
-        sequence = Sequence(population.floors[order], population.ceilings[order], ALPHA)
+        sequence = ConfidenceSequence(population.floors[order], population.ceilings[order], ALPHA)
         scale = np.bincount(index, minlength=count).max() / values.size * count  # x mean -> unit mean
         marks = {max(1, round(share * count)): share for share in WIDTH_SHARES}
         for step in range(count):

@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from drive_evals.stats.sequence import OneSided, Sequence
+from drive_evals.stats.sequence import ConfidenceSequence, OneSided
 
 
 def run(values: np.ndarray, alpha: float = 0.05) -> list[tuple[float, float]]:
-    sequence = Sequence(np.zeros(values.size), np.ones(values.size), alpha)
+    sequence = ConfidenceSequence(np.zeros(values.size), np.ones(values.size), alpha)
     bounds = []
     for value in values:
         sequence.update(float(value), float(value))

@@ -127,7 +127,7 @@ def candidate_grid(steps: int = GRID_STEPS) -> FloatArray:
     return np.linspace(0.0, 1.0, steps + 1)
 
 
-class Sequence:
+class ConfidenceSequence:
     """The two-sided sequence for one run: a grid of candidate means against the run's clusters in order.
 
     `lower_values` feed the side that bounds the mean from below and `upper_values` the side that bounds it from

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from drive_evals.stats.sequence import Sequence
+from drive_evals.stats.sequence import ConfidenceSequence
 from drive_evals.stopping.rule import StopPlan
 from drive_evals.stopping.statistic import Population
 
@@ -45,7 +45,7 @@ class Tracker:
     def __init__(self, plan: StopPlan, population: Population) -> None:
         self.plan = plan
         self.population = population
-        self.sequence = Sequence(population.floors(), population.ceilings(), plan.alpha)
+        self.sequence = ConfidenceSequence(population.floors(), population.ceilings(), plan.alpha)
         self.looks: list[Look] = []
         self.stop: Stop | None = None
         self._sums = [0.0, 0.0, 0.0]  # lower and upper contributions, cluster weights seen
