@@ -91,3 +91,14 @@ def test_epochs_and_a_dataset_out_of_order_are_refused() -> None:
         asyncio.run(ClusteredStopping(plan, FORM, ORDER).start_task(None, SAMPLES, epochs=2))  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="committed cluster order"):
         asyncio.run(ClusteredStopping(plan, FORM, ORDER).start_task(None, SAMPLES[::-1], epochs=1))  # type: ignore[arg-type]
+
+
+def test_a_score_outside_the_range_is_clipped_and_counted() -> None:
+    stopping = manager()
+    for cluster in ORDER[:2]:
+        schedule(stopping, cluster)
+    complete(stopping, ORDER[0], 1.5)  # a judge out of its range, counted as given officially
+    complete(stopping, ORDER[1], -0.5)
+    record: dict[str, Any] = asyncio.run(stopping.complete_task())
+    assert record["clipped_to_range"] == 4
+    assert all(0 <= look["low"] <= look["high"] <= 1 for look in record["trajectory"])

@@ -45,6 +45,7 @@ def summary(
     skipped: int,
     in_flight: list[str],
     waiting_for: list[str],
+    clipped: int,
     started_clusters: int,
 ) -> dict[str, JsonValue]:
     plan, population = tracker.plan, tracker.population
@@ -63,6 +64,7 @@ def summary(
         "in_flight_count": len(in_flight),
         "in_flight": in_flight[:IN_FLIGHT_LISTED],
         "waiting_for": waiting_for[:IN_FLIGHT_LISTED],
+        "clipped_to_range": clipped,
         "final": None if final is None else final.__dict__,
         "reference_headline": population.reference_headline(),
         "guarantee": guarantee(plan.alpha, plan.seed, population.cluster_key, not_run, population.size),

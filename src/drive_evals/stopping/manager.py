@@ -51,6 +51,7 @@ class ClusteredStopping:
         self._finished: set[str] = set()
         self._in_flight: list[str] = []
         self._skipped = 0
+        self._clipped = 0
 
     async def start_task(self, task: EvalSpec, samples: list[Sample], epochs: int) -> str:
         if epochs > 1:
@@ -105,6 +106,7 @@ class ClusteredStopping:
         value = score.score.value if score is not None and isinstance(score.score.value, dict) else None
         unit = unit_of(self.form, key, score.sample_metadata or {} if score else {}, value)
         self._values[key] = unit.value if unit is not None else None
+        self._clipped += unit is not None and unit.clipped
         self._advance()
 
     def _advance(self) -> None:
@@ -130,6 +132,7 @@ class ClusteredStopping:
             skipped=self._skipped,
             in_flight=self._in_flight,
             waiting_for=self._waiting_for(),
+            clipped=self._clipped,
             started_clusters=len({self._cluster_of[s] for s in self._started} & set(tracker.population.order)),
         )
 

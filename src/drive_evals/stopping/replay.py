@@ -29,6 +29,8 @@ class Replay:
     plan: StopPlan
     tracker: Tracker
     samples: int
+    clipped: int
+    """Units whose score lay outside [0, 1] and was clipped."""
     complete: bool
     """Every cluster of the run was replayed (the log is of a full run)."""
 
@@ -90,7 +92,8 @@ def replay(path: str | Path, plan: StopPlan) -> Replay:
             break
         paid += samples_of[cluster]
         tracker.add({member: run.units[member].value for member in members}, samples_paid=paid)
-    return Replay(benchmark, plan, tracker, len(run.clusters), tracker.done)
+    clipped = sum(unit.clipped for unit in units)
+    return Replay(benchmark, plan, tracker, len(run.clusters), clipped, tracker.done)
 
 
 def describe(result: Replay) -> list[str]:
@@ -117,7 +120,9 @@ def describe(result: Replay) -> list[str]:
             f"  full run: {what} {100 * final.estimate:.1f} [{100 * final.low:.1f}, {100 * final.high:.1f}]"
             f"{'' if final_decision is None else ', ' + final_decision}{verdict}"
         )
-    elif not result.complete:
+    if result.clipped:
+        lines.append(f"  {result.clipped} scores outside [0, 1] (a judge out of range) were clipped to it")
+    if not result.complete:
         lines.append(f"  the log ends after {result.tracker.seen} {clusters} (the run stopped): no full-run value")
     return lines
 

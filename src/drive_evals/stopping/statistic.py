@@ -59,6 +59,9 @@ class Unit:
     cluster: str
     group: str
     value: float | None
+    clipped: bool = False
+    """The score lay outside [0, 1] (a judge out of its range, counted as given officially) and was clipped to it:
+    the sequence then bounds the headline with such values clipped (the run's record counts them)."""
 
 
 def unit_of(
@@ -77,9 +80,11 @@ def unit_of(
             return None
     elif form.counted_key is not None and _number(value.get(form.counted_key)) != 1:
         return None
-    return Unit(
-        sample_id, cluster, group if form.group_key and form.subset is None else "", _number(value.get(form.value_key))
-    )
+    number = _number(value.get(form.value_key))
+    clipped = number is not None and not 0.0 <= number <= 1.0
+    if number is not None:
+        number = min(max(number, 0.0), 1.0)
+    return Unit(sample_id, cluster, group if form.group_key and form.subset is None else "", number, clipped)
 
 
 def _number(item: object) -> float | None:
