@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import get_model
 
 from drive_evals._registry import BENCHMARKS, surds
 from drive_evals.cli import main
@@ -21,10 +23,12 @@ SURDS = next(b for b in BENCHMARKS if b.key == "surds")
 QUIET: dict[str, Any] = {"display": "none", "max_samples": 4}
 
 
+def task_with_rule(plan: StopPlan) -> Task:
+    return with_stop_rule(surds(data="demo"), SURDS, plan)
+
+
 def run(log_dir: Path, plan: StopPlan | None, seed: int = 0) -> EvalLog:
-    task = surds(data="demo")
-    if plan is not None:
-        task = with_stop_rule(task, SURDS, plan)
+    task = surds(data="demo") if plan is None else task_with_rule(plan)
     (log,) = inspect_eval(task, model="chance/random", model_args={"seed": seed}, log_dir=str(log_dir), **QUIET)
     assert log.status == "success", log.error
     return log
@@ -80,3 +84,19 @@ def test_shadow_scores_as_a_normal_run_and_replays_agree(tmp_path: Path) -> None
     assert live["reference_headline"] == pytest.approx(metrics["overall"])
 
     assert main(["replay", other.location, normal.location, "--stop", "vs", "--min-clusters", "3"]) == 0
+
+
+def test_two_models_of_one_task_each_have_their_own_sequence(tmp_path: Path) -> None:
+    """Inspect gives every model of `--model a,b` the same Task and manager; each run must still see only its own
+    samples: its record equals that of the same model run alone."""
+    plan = parse_plan("precision:0.2", min_clusters=3)
+    assert plan is not None
+    models = [get_model("chance/random", seed=seed, memoize=False) for seed in (1, 2)]
+    together = inspect_eval(
+        task_with_rule(plan), model=models, log_dir=str(tmp_path / "together"), max_tasks=2, **QUIET
+    )  # at once
+    alone = [
+        inspect_eval(task_with_rule(plan), model=model, log_dir=str(tmp_path / "alone"), **QUIET)[0] for model in models
+    ]
+    trajectories = [[look["estimate"] for look in stop_record(log)["trajectory"]] for log in together]
+    assert trajectories == [[look["estimate"] for look in stop_record(log)["trajectory"]] for log in alone]
