@@ -232,9 +232,10 @@ def _with_stop_rule(args: SuiteArgs, built: Task) -> Task:
     assert args.stop is not None
     if benchmark is None:
         raise ParameterError(f"-T stop: {args.task} is not a benchmark of the suite registry (drive_evals._registry)")
-    if args.shard is not None:
+    if args.shard is not None and args.shard.count > 1:  # shards would each see part of the committed order
         raise ParameterError(
-            "-T stop with -T shard (or drive-evals run): not supported yet; run the rule in one process"
+            "-T stop with several shards (-T shard, drive-evals run --processes N): not supported yet; run the rule "
+            "in one process (drive-evals run --processes 1)"
         )
     return with_stop_rule(built, benchmark, args.stop)
 

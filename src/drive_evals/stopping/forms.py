@@ -58,7 +58,7 @@ def refusal(benchmark: Benchmark, task_metadata: Mapping[str, Any], epochs: int,
             f"stop rules need --epochs 1 (this run has {epochs}): Inspect runs epoch 2 of every sample after epoch 1 "
             "of all, so no cluster would be complete before every cluster had started"
         )
-    if live and form.counted_key is not None and form.eligible is None:
+    if live and form.counted_key is not None and form.eligible is None:  # a benchmark without `stop_eligible`
         return (
             f"{benchmark.title} counts a unit in `{benchmark.headline}` by its score (`{form.counted_key}`), so a live "
             "run cannot fix the weights before its first call; `drive-evals replay` can"
