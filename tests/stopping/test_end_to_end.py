@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import get_model
 
 from drive_evals._registry import BENCHMARKS, surds
 from drive_evals.cli import main
@@ -24,12 +26,13 @@ SURDS = next(b for b in BENCHMARKS if b.key == "surds")
 QUIET: dict[str, Any] = {"display": "none", "max_samples": 4}
 
 
+def task_with_rule(plan: StopPlan) -> Task:
+    return surds(data="demo", stop=plan.spec, stop_min_clusters=plan.min_clusters, stop_shadow=plan.shadow)
+
+
 def run(log_dir: Path, plan: StopPlan | None, seed: int = 0) -> EvalLog:
     """SURDS on the demo with the rule given as the task parameters `-T stop=...` would give it."""
-    rule: dict[str, Any] = {}
-    if plan is not None:
-        rule = {"stop": plan.spec, "stop_min_clusters": plan.min_clusters, "stop_shadow": plan.shadow}
-    task = surds(data="demo", **rule)
+    task = surds(data="demo") if plan is None else task_with_rule(plan)
     (log,) = inspect_eval(task, model="chance/random", model_args={"seed": seed}, log_dir=str(log_dir), **QUIET)
     assert log.status == "success", log.error
     return log
@@ -99,3 +102,19 @@ def test_shadow_scores_as_a_normal_run_and_replays_agree(tmp_path: Path) -> None
     assert all(shown is not c.a and shown is not c.b for c in view.comparisons) and shown.label in view.flags
     printed = "\n".join(headline_lines(shown))
     assert "partial run: stopped early" in printed and "with probability >= 95%" in printed
+
+
+def test_two_models_of_one_task_each_have_their_own_sequence(tmp_path: Path) -> None:
+    """Inspect gives every model of `--model a,b` the same Task and manager; each run must still see only its own
+    samples: its record equals that of the same model run alone."""
+    plan = parse_plan("precision:0.2", min_clusters=3)
+    assert plan is not None
+    models = [get_model("chance/random", seed=seed, memoize=False) for seed in (1, 2)]
+    together = inspect_eval(
+        task_with_rule(plan), model=models, log_dir=str(tmp_path / "together"), max_tasks=2, **QUIET
+    )  # at once
+    alone = [
+        inspect_eval(task_with_rule(plan), model=model, log_dir=str(tmp_path / "alone"), **QUIET)[0] for model in models
+    ]
+    trajectories = [[look["estimate"] for look in stop_record(log)["trajectory"]] for log in together]
+    assert trajectories == [[look["estimate"] for look in stop_record(log)["trajectory"]] for log in alone]

@@ -12,6 +12,7 @@ its cluster: the run then goes on to the end, as a run without a rule would.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from inspect_ai.util import EarlyStop
@@ -33,11 +34,54 @@ EarlyStopReason = "stop rule decided"
 
 
 class ClusteredStopping:
-    """`EarlyStopping` for one task run. `reference` holds the finished run's units for `vs:LOG`; `order` is the
-    committed cluster order the task's dataset is already in."""
+    """`EarlyStopping` for a task. `reference` holds the finished run's units for `vs:LOG`; `order` is the committed
+    cluster order the task's dataset is already in.
+
+    Inspect uses one Task, so one manager, for every model of `--model a,b`, and its hooks do not say which run a
+    sample belongs to. Each run's state is therefore kept in a context variable set by `start_task`: the run's
+    samples are started from the task's own context, so they see that run's state and no other."""
 
     def __init__(
         self, plan: StopPlan, form: HeadlineForm, order: list[str], reference: Mapping[str, Unit] | None = None
+    ) -> None:
+        self.plan, self.form, self.order, self.reference = plan, form, order, reference
+        self._current: ContextVar[_Run | None] = ContextVar(f"drive_evals_stop_{id(self)}", default=None)
+        self._runs: list[_Run] = []
+
+    @property
+    def tracker(self) -> Tracker | None:
+        return self._run().tracker
+
+    def _run(self) -> _Run:
+        run = self._current.get()
+        if run is None:  # called from outside the run's context (a test calling the hooks one by one)
+            if len(self._runs) != 1:
+                raise RuntimeError("a stop rule's hook was called outside the run it belongs to")
+            run = self._runs[0]
+        return run
+
+    async def start_task(self, task: EvalSpec, samples: list[Sample], epochs: int) -> str:
+        run = _Run(self.plan, self.form, self.order, self.reference)
+        run.start(samples, epochs)
+        self._runs.append(run)
+        self._current.set(run)
+        return MANAGER
+
+    async def schedule_sample(self, id: str | int, epoch: int) -> EarlyStop | None:
+        return self._run().schedule(id, epoch)
+
+    async def complete_sample(self, id: str | int, epoch: int, scores: dict[str, SampleScore]) -> None:
+        self._run().complete(id, scores)
+
+    async def complete_task(self) -> dict[str, JsonValue]:
+        return self._run().record()
+
+
+class _Run:
+    """One run's state: the sequence, the samples started and finished, the values seen."""
+
+    def __init__(
+        self, plan: StopPlan, form: HeadlineForm, order: list[str], reference: Mapping[str, Unit] | None
     ) -> None:
         self.plan, self.form, self.order, self.reference = plan, form, order, reference
         self.tracker: Tracker | None = None
@@ -53,7 +97,7 @@ class ClusteredStopping:
         self._skipped = 0
         self._clipped = 0
 
-    async def start_task(self, task: EvalSpec, samples: list[Sample], epochs: int) -> str:
+    def start(self, samples: list[Sample], epochs: int) -> None:
         if epochs > 1:
             raise ParameterError(
                 f"-T stop needs --epochs 1 (this run has {epochs}): Inspect runs epoch 2 of every sample after "
@@ -75,7 +119,6 @@ class ClusteredStopping:
         except ValueError as error:
             raise ParameterError(f"-T stop={self.plan.spec}: {error}") from None
         self.tracker = Tracker(self.plan, population)
-        return MANAGER
 
     def _check_dataset_order(self, samples: list[Sample]) -> None:
         """The dataset must run cluster by cluster in the committed order (the task reorders it)."""
@@ -84,7 +127,7 @@ class ClusteredStopping:
         if seen != expected:
             raise ParameterError("-T stop: the dataset is not in the committed cluster order (a task must reorder it)")
 
-    async def schedule_sample(self, id: str | int, epoch: int) -> EarlyStop | None:
+    def schedule(self, id: str | int, epoch: int) -> EarlyStop | None:
         tracker = self.tracker
         if tracker is not None and tracker.stop is not None and not self.plan.shadow:
             self._skipped += 1
@@ -97,7 +140,7 @@ class ClusteredStopping:
         self._started.append(str(id))
         return None
 
-    async def complete_sample(self, id: str | int, epoch: int, scores: dict[str, SampleScore]) -> None:
+    def complete(self, id: str | int, scores: dict[str, SampleScore]) -> None:
         key = str(id)
         self._finished.add(key)
         score = scores.get(self.form.scorer)
@@ -121,7 +164,7 @@ class ClusteredStopping:
             if stop is not None:  # in shadow mode: what would have been in flight
                 self._in_flight = [s for s in self._started if s not in self._finished]
 
-    async def complete_task(self) -> dict[str, JsonValue]:
+    def record(self) -> dict[str, JsonValue]:
         tracker = self.tracker
         if tracker is None:
             return {}
