@@ -14,7 +14,10 @@ from inspect_ai.model import get_model
 
 from drive_evals._registry import BENCHMARKS, surds
 from drive_evals.cli import main
-from drive_evals.stopping.attach import with_stop_rule
+from drive_evals.headline import headline_lines
+from drive_evals.report.compare import build_view
+from drive_evals.report.runs import load_runs
+from drive_evals.report.tables import estimate
 from drive_evals.stopping.replay import replay
 from drive_evals.stopping.rule import StopPlan, parse_plan
 
@@ -24,10 +27,11 @@ QUIET: dict[str, Any] = {"display": "none", "max_samples": 4}
 
 
 def task_with_rule(plan: StopPlan) -> Task:
-    return with_stop_rule(surds(data="demo"), SURDS, plan)
+    return surds(data="demo", stop=plan.spec, stop_min_clusters=plan.min_clusters, stop_shadow=plan.shadow)
 
 
 def run(log_dir: Path, plan: StopPlan | None, seed: int = 0) -> EvalLog:
+    """SURDS on the demo with the rule given as the task parameters `-T stop=...` would give it."""
     task = surds(data="demo") if plan is None else task_with_rule(plan)
     (log,) = inspect_eval(task, model="chance/random", model_args={"seed": seed}, log_dir=str(log_dir), **QUIET)
     assert log.status == "success", log.error
@@ -59,6 +63,7 @@ def test_shadow_scores_as_a_normal_run_and_replays_agree(tmp_path: Path) -> None
     assert plan is not None
     stopped = run(tmp_path, plan)
     live = stop_record(stopped)
+    live_stop = live["stopped_at"]
     assert live["samples_skipped"] > 0 and live["clusters_not_run"] > 0
     replayed = replay(stopped.location, plan).stop
     assert replayed is not None
@@ -84,6 +89,19 @@ def test_shadow_scores_as_a_normal_run_and_replays_agree(tmp_path: Path) -> None
     assert live["reference_headline"] == pytest.approx(metrics["overall"])
 
     assert main(["replay", other.location, normal.location, "--stop", "vs", "--min-clusters", "3"]) == 0
+
+    # the report: the stopped run is marked, its headline is the rule's interval, and it is compared with no run
+    runs, _ = load_runs(tmp_path, BENCHMARKS)
+    by_log = {Path(r.log_path).name: r for r in runs}
+    shown = by_log[Path(stopped.location).name]
+    assert shown.stopped and shown.partial is not None and "stopped early" in shown.partial
+    cell = estimate(shown, "overall")
+    assert (cell.value, cell.interval) == (live_stop["estimate"], (live_stop["low"], live_stop["high"]))
+    assert estimate(shown, "yaw").interval is None
+    view = build_view(SURDS, runs)
+    assert all(shown is not c.a and shown is not c.b for c in view.comparisons) and shown.label in view.flags
+    printed = "\n".join(headline_lines(shown))
+    assert "partial run: stopped early" in printed and "with probability >= 95%" in printed
 
 
 def test_two_models_of_one_task_each_have_their_own_sequence(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ def test_a_ratio_of_sums_without_a_unit_form_is_refused() -> None:
     [
         ("drivelmm_o1", {JUDGE_ENABLED_KEY: False}, 1, True, "judge off"),
         ("surds", {}, 2, True, "--epochs 1"),
-        ("drivebench", {}, 1, True, "by its score (`official_item`)"),
+        ("drivebench", {JUDGE_ENABLED_KEY: False}, 1, True, "judge off"),
+        ("drivebench", {}, 1, True, None),
         ("drivebench", {}, 1, False, None),
         ("surds", {}, 1, True, None),
         ("drivelmm_o1", {JUDGE_ENABLED_KEY: True}, 1, True, None),

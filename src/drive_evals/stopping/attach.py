@@ -16,16 +16,14 @@ from drive_evals.stopping.logs import read_run
 from drive_evals.stopping.manager import ClusteredStopping
 from drive_evals.stopping.order import committed_order, in_committed_order
 from drive_evals.stopping.rule import STOP_METADATA_KEY, StopPlan
-from drive_evals.stopping.statistic import Eligible, HeadlineForm, Unit
+from drive_evals.stopping.statistic import HeadlineForm, Unit
 
 
-def with_stop_rule(
-    task: Task, benchmark: Benchmark, plan: StopPlan, eligible: Eligible | None = None, epochs: int = 1
-) -> Task:
+def with_stop_rule(task: Task, benchmark: Benchmark, plan: StopPlan, epochs: int = 1) -> Task:
     """`task` with its samples in the committed order and the manager applying `plan`."""
     metadata: Mapping[str, Any] = task.metadata or {}
-    reason = refusal(benchmark, metadata, epochs, live=eligible is None)
-    form = headline_form(benchmark, eligible)
+    reason = refusal(benchmark, metadata, epochs, live=True)
+    form = headline_form(benchmark)
     if reason is not None or isinstance(form, str):
         raise ParameterError(f"-T stop={plan.spec}: {reason or form}")
     samples = list(task.dataset)

@@ -5,9 +5,8 @@
 - DriveLMM-o1 `reasoning_score`: the mean over the judged questions. Every rule holds; a question the judge could
   not score widens the interval by its weight (`statistic`), so `precision:W` is out of reach once the unjudged
   share exceeds 2W.
-- DriveBench `gpt_score`: the equal mean over tasks of the officially scored questions' judge scores: as above,
-  once the benchmark says from the sample metadata which questions are officially scored (`eligible`); replay reads
-  it from the scores.
+- DriveBench `gpt_score`: the equal mean over tasks of the officially scored questions' judge scores: as above; the
+  benchmark says from the sample metadata which questions are officially scored (`Benchmark.stop_eligible`).
 - VLADBench `total`: a ratio of sums with pair terms that no unit metric describes. It is nearly a sum over scenes
   with fixed weights, but its relation credit can exceed 1 (repeated ids count), so no scene has a bound: refused.
 
@@ -22,10 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from drive_evals.benchmark import JUDGE_ENABLED_KEY, Benchmark
-from drive_evals.stopping.statistic import Eligible, HeadlineForm
+from drive_evals.stopping.statistic import HeadlineForm
 
 
-def headline_form(benchmark: Benchmark, eligible: Eligible | None = None) -> HeadlineForm | str:
+def headline_form(benchmark: Benchmark) -> HeadlineForm | str:
     """The headline's form, or the one-line reason no rule can hold for it."""
     metric = benchmark.unit_metric(benchmark.headline)
     if metric is None:
@@ -40,7 +39,7 @@ def headline_form(benchmark: Benchmark, eligible: Eligible | None = None) -> Hea
         group_key=benchmark.group_key if metric.grouped or metric.subset else None,
         subset=metric.subset,
         counted_key=metric.counted_key,
-        eligible=eligible,
+        eligible=benchmark.stop_eligible,
         missing_values=benchmark.missing_values,
     )
 
@@ -51,14 +50,15 @@ def refusal(benchmark: Benchmark, task_metadata: Mapping[str, Any], epochs: int,
     if isinstance(form, str):
         return form
     metric = benchmark.unit_metric(benchmark.headline)
-    if metric is not None and metric.judged and task_metadata.get(JUDGE_ENABLED_KEY) is False:
+    judged = benchmark.judged or (metric is not None and metric.judged)
+    if judged and task_metadata.get(JUDGE_ENABLED_KEY) is False:
         return f"{benchmark.title} `{benchmark.headline}` is a judge score and this run has the judge off"
     if epochs > 1:
         return (
             f"stop rules need --epochs 1 (this run has {epochs}): Inspect runs epoch 2 of every sample after epoch 1 "
             "of all, so no cluster would be complete before every cluster had started"
         )
-    if live and form.counted_key is not None:
+    if live and form.counted_key is not None and form.eligible is None:  # a benchmark without `stop_eligible`
         return (
             f"{benchmark.title} counts a unit in `{benchmark.headline}` by its score (`{form.counted_key}`), so a live "
             "run cannot fix the weights before its first call; `drive-evals replay` can"

@@ -55,6 +55,7 @@ def summary(
     record: dict[str, Any] = {
         **plan.as_metadata(),
         "clusters": population.size,
+        "cluster_key": population.cluster_key,
         "samples": samples,
         "samples_started": started,
         "samples_skipped": skipped,
@@ -75,3 +76,17 @@ def summary(
         record["full_run_decision"] = final_decision
         record["agrees_with_full_run"] = None if stop is None else agrees(plan.kind, stop, final, final_decision)
     return record
+
+
+def stop_note(record: dict[str, Any]) -> str:
+    """One line on a run's stop rule for the report and the end-of-run headline."""
+    at = record.get("stopped_at") or {}
+    clusters = noun(str(record.get("cluster_key", "cluster")))
+    where = f"after {at.get('clusters')} of {record.get('clusters')} {clusters}" if at else "no stop"
+    if record.get("shadow"):
+        agreement = {True: "agrees with", False: "DISAGREES with", None: "nothing to compare with"}
+        said = agreement[record.get("agrees_with_full_run")]
+        decision = record.get("decision")
+        return f"shadow stop rule {record.get('rule')}: would have stopped {where} ({decision}); {said} the full run"
+    rule, seed = record.get("rule"), record.get("seed")
+    return f"stop rule {rule} (seed {seed}): {record.get('decision')} {where}; {record.get('guarantee')}"
