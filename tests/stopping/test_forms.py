@@ -39,6 +39,7 @@ def test_a_ratio_of_sums_without_a_unit_form_is_refused() -> None:
         ("drivebench", {}, 1, True, None),
         ("drivebench", {}, 1, False, None),
         ("surds", {}, 1, True, None),
+        ("coda_lm", {}, 1, True, None),
         ("drivelmm_o1", {JUDGE_ENABLED_KEY: True}, 1, True, None),
     ],
 )

@@ -14,16 +14,21 @@ IN_FLIGHT_LISTED = 50
 """Sample ids in flight at the stop listed in the log (all are counted)."""
 
 
+def singular(cluster_key: str) -> str:
+    """`frame`, `image_id` -> `frame`, `image`: what one of the run's clusters is called."""
+    return cluster_key.removesuffix("_id")
+
+
 def noun(cluster_key: str) -> str:
     """`frame` -> `frames`: what the run's clusters are called."""
-    return f"{cluster_key}s"
+    return f"{singular(cluster_key)}s"
 
 
 def guarantee(alpha: float, seed: int, cluster_key: str, not_run: int, total: int) -> str:
     """The sentence under every stopped (or shadow) run."""
     clusters = noun(cluster_key)
     return (
-        f"with probability >= {1 - alpha:.0%} over the random {cluster_key} order (seed {seed}), every interval shown "
+        f"with probability >= {1 - alpha:.0%} over the random {singular(cluster_key)} order (seed {seed}), every interval shown "
         f"during this run contained the full-benchmark score; {not_run} of {total} {clusters} were not run"
     )
 
