@@ -28,8 +28,9 @@ def guarantee(alpha: float, seed: int, cluster_key: str, not_run: int, total: in
     """The sentence under every stopped (or shadow) run."""
     clusters = noun(cluster_key)
     return (
-        f"with probability >= {1 - alpha:.0%} over the random {singular(cluster_key)} order (seed {seed}), every interval shown "
-        f"during this run contained the full-benchmark score; {not_run} of {total} {clusters} were not run"
+        f"with probability >= {1 - alpha:.0%} over the random {singular(cluster_key)} order (seed {seed}), every "
+        f"interval shown during this run contained the full-benchmark score; {not_run} of {total} {clusters} were "
+        "not run"
     )
 
 
