@@ -91,7 +91,53 @@ def test_stop_reports_print_once_at_exit_under_the_command_line_only(
     errors._print_exit_reports()
     err = capsys.readouterr().err
     assert err.count("judge down\n") == 1 and err.count("judge down again") == 1
-    assert err.count(errors.STOPPED_RUN_NOTE) == 2
+
+
+def test_a_stopped_run_exits_nonzero_where_inspect_would_exit_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    exits: list[object] = []
+    monkeypatch.setattr(sys, "exit", exits.append)
+    errors._exit_nonzero()
+    errors._exit_nonzero()  # wrapped once
+    for status in (0, None, 2, "message"):
+        sys.exit(status)
+    assert exits == [errors.STOPPED_EXIT_STATUS, errors.STOPPED_EXIT_STATUS, 2, "message"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "expected"),
+    [
+        (["inspect", "eval", "x", "--log-dir", "runs/a b"], {}, "--log-dir 'runs/a b'"),
+        (["inspect", "eval", "x", "--log-dir=runs/a"], {}, "--log-dir runs/a"),
+        (["inspect", "eval-retry", "x.eval"], {"INSPECT_LOG_DIR": "mine"}, "--log-dir mine"),
+        (["inspect", "eval", "x"], {}, "--log-dir ./logs"),
+        (["inspect", "eval-set", "x", "--log-dir", "runs/a"], {}, "# inside an eval-set: run the same eval-set"),
+    ],
+)
+def test_inspects_resume_command_names_the_runs_log_dir(
+    argv: list[str], env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_ai._display.core.results import _retry_args_suffix
+
+    monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    token = _retry_args_suffix.set("--scanner s.yaml")
+    try:
+        errors._resume_in_place()
+        errors._resume_in_place()  # once per run, however many tasks are built
+        suffix = _retry_args_suffix.get()
+    finally:
+        _retry_args_suffix.reset(token)
+    assert suffix.startswith("--scanner s.yaml ") and suffix.count(expected) == 1, suffix
+
+
+def test_retry_command_writes_beside_the_original(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    inside = tmp_path / "logs" / "ctrlc" / "run.eval"
+    assert errors.retry_command(str(inside)) == "inspect eval-retry logs/ctrlc/run.eval --log-dir logs/ctrlc"
+    outside = "/elsewhere/runs/run.eval"
+    assert errors.retry_command(outside) == f"inspect eval-retry {outside} --log-dir /elsewhere/runs"
 
 
 def test_eval_and_eval_set_raise_the_same_message(tmp_path: Path) -> None:

@@ -40,6 +40,12 @@ SHOWN_MODELS = 8
 MODEL_UNDER_TEST = "model under test"
 GRADER_ROLE = "grader"
 NOTHING_RAN = f"No sample was run ({SWITCH_ENV}=0 skips this check)"
+NO_MODEL = "none/none"
+"""The model Inspect 0.3.285 makes active without `--model` (and without `INSPECT_EVAL_MODEL`): every call fails."""
+NO_MODEL_MESSAGE = (
+    "no model to evaluate: pass --model PROVIDER/MODEL (the offline demo: --model chance/random) or set "
+    "INSPECT_EVAL_MODEL. No sample was run"
+)
 
 
 class EndpointError(DriveEvalsError, RuntimeError):
@@ -117,6 +123,20 @@ def endpoint_of(role: str, model: Model) -> Endpoint | None:
     except ImportError:
         pass
     return None
+
+
+def model_url(model: Model) -> str | None:
+    """The base URL a model's client calls, for the providers whose client shows it (OpenAI, Anthropic)."""
+    url = getattr(getattr(model.api, "client", None), "base_url", None)
+    return str(url).rstrip("/") if url is not None else model.api.base_url
+
+
+def active_model_url() -> str | None:
+    """The base URL of the model under test of the running sample, if its client shows one."""
+    from inspect_ai.model._model import active_model  # private in 0.3.285, as in check_task_endpoints
+
+    active = active_model()
+    return model_url(active) if active is not None else None
 
 
 def _served_name(model: Model) -> str:
@@ -212,11 +232,15 @@ def _one_line(text: str) -> str:
 def check_task_endpoints(model_under_test: bool, judges: Sequence[Model] = ()) -> None:
     """The check as a task runs it: the active model (if the task calls it) and the task's judges.
 
-    A task built outside a run (`drive-evals estimate`, `describe`) has no active model and reaches nothing.
+    A run without a model (no `--model`) fails here too, whatever the switch: Inspect would start it, fail every
+    sample with a traceback, write an error log and exit 0. A task built outside a run (`drive-evals estimate`,
+    `describe`) has no active model and reaches nothing.
     """
     from inspect_ai.model._model import active_model  # private in 0.3.285: the model `inspect eval` made active
 
     active = active_model() if model_under_test else None
+    if active is not None and str(active) == NO_MODEL:
+        raise EndpointError(NO_MODEL_MESSAGE)
     if active is None and not judges:
         return
     roles: dict[str, list[Model]] = {}

@@ -46,7 +46,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.data import cache_dir
-from drive_evals.unanswered import stop_unanswered
+from drive_evals.unanswered import check_answering, stop_unanswered
 
 ReplySource = Literal["provider", "rebuilt"]
 PROVIDER: ReplySource = "provider"
@@ -250,6 +250,7 @@ def _cached_raw_text(message_id: str | None) -> str | None:
 
 async def generate_reply(state: TaskState, generate: Generate) -> tuple[TaskState, Reply]:
     """`generate(state)`, and the reply as the provider returned it (rebuilt, and marked so, only if it cannot be)."""
+    check_answering(str(state.model))  # gave no answer before in this process: fail now, not after the bound again
     sink = _RawTextSink(_model_event_sink.get())
     try:
         with use_model_event_sink(sink):

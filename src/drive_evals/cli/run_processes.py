@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from drive_evals.cli.shard_start import ShardChild, start_shard, warm_up
-from drive_evals.errors import DriveEvalsError
+from drive_evals.errors import SHARD_ENV, DriveEvalsError
 from drive_evals.shard import SHARD_KEY, clusters_if_too_few
 
 SPLIT_OPTIONS = ("--max-connections", "--max-samples")
@@ -45,8 +45,11 @@ OWN_OPTIONS = {"--log-format": "merging reads and writes .eval logs"}
 MERGED_NAME = "merged.eval"
 CONSOLE_NAME = "console.txt"
 """Each shard process's terminal output, kept in its directory."""
-CONSOLE_ENV = {"COLUMNS": "160"}
-"""The shard processes write to a file, which Inspect's display would otherwise wrap at 80 columns."""
+CONSOLE_ENV = {"COLUMNS": "160", SHARD_ENV: "1"}
+"""The shard processes write to a file, which Inspect's display would otherwise wrap at 80 columns; the marker makes
+their resume advice this command's (errors.resume_advice)."""
+STOPPED_PREFIX = "Run stopped:"
+"""How the one-line reason of a run stopped midway begins (unanswered.py, judge_guard.py)."""
 CHILD_DISPLAY = ("--display", "plain")
 """Unless `--display` is given: the shard processes write to files, and `--display none` would hide their errors."""
 CHILD_NO_SCORE_DISPLAY = "--no-score-display"
@@ -435,10 +438,13 @@ def run_processes(
         clusters, what = too_few
         stream.write(f"{task}: the data has {clusters} {what}, fewer than {processes}: {clusters} processes instead\n")
         return run_processes(task, clusters, log_dir, options, out, stream)
+    if too_few is not None:  # every shard said it: once is enough
+        clusters, what = too_few
+        stream.write(f"{task}: the data has {clusters} {what}, fewer than {processes} processes: pass --processes ")
+        stream.write(f"{clusters} or fewer (no sample ran)\n")
+        return 1
     if failed:
         _report_failed(failed, children, stream)
-        if too_few is not None:
-            stream.write(f"the data has {too_few[0]} {too_few[1]}: pass --processes {too_few[0]} or fewer\n")
         return 1
     return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
 
@@ -461,7 +467,10 @@ def _report_failed(failed: Sequence[ShardProcess], children: dict[int, ShardChil
     tails: dict[str, list[ShardProcess]] = {}
     for shard in failed:
         lines = _tail(shard.log_dir / CONSOLE_NAME, FAILED_TAIL_LINES).splitlines()
-        tail = "\n".join(line for line in lines if not line.lstrip().startswith("$ "))  # each shard's own command
+        stops = [line.strip() for line in lines if line.lstrip().startswith(STOPPED_PREFIX)]
+        # A run stopped midway ends on its one-line reason (errors.report_at_exit), the same for every shard;
+        # otherwise the end of the output, less each shard's own command.
+        tail = stops[-1] if stops else "\n".join(line for line in lines if not line.lstrip().startswith("$ "))
         tails.setdefault(tail, []).append(shard)
     for tail, shards in tails.items():
         names = ", ".join(f"{s.index}/{s.count} (exit {children[s.index].returncode})" for s in shards)

@@ -57,6 +57,12 @@ class ReportFiles:
     images: list[Path]
 
 
+def _titles() -> str:
+    """Every benchmark the report reads, as `A, B, C or D`."""
+    titles = [benchmark.title for benchmark in BENCHMARKS]
+    return ", ".join(titles[:-1]) + f" or {titles[-1]}" if len(titles) > 1 else titles[0]
+
+
 def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
     """Write report.md, report.html (self-contained), per-benchmark CSVs and PNG plots into `out_dir`."""
     shown_dir = str(log_dir)
@@ -64,7 +70,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
         raise NoRunsError(f"{shown_dir} is not a directory")
     runs, notes = load_runs(log_dir)
     if not runs:
-        raise NoRunsError(f"no finished SURDS or DriveLMM-o1 logs under {shown_dir}" + "".join(f"\n{n}" for n in notes))
+        raise NoRunsError(f"no finished {_titles()} logs under {shown_dir}" + "".join(f"\n{n}" for n in notes))
     out = Path(out_dir)
     (out / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
     by_benchmark: dict[str, list[Run]] = defaultdict(list)
