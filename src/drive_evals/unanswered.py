@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from drive_evals.errors import DriveEvalsError, report_at_exit, resume_advice
 
-CALL_TIMEOUT_SECONDS = 300
+CALL_TIMEOUT_SECONDS = 180
 """Seconds one model call may spend in retries before it fails (a slow answer that arrives is never cut: Inspect
-checks this only after a failed attempt). Inspect's backoff (3 s, doubling) makes this six to seven retries: enough
-for the 5xx and 429 bursts of a hosted API, which its `Retry-After` measures in seconds, and for a vLLM server
-restarting (about a minute to load a 7B model); a server still down after five minutes is down, and the run stops
-instead of waiting a quarter of an hour (Inspect's own default: forever)."""
+checks this only after a failed attempt). Inspect's backoff (3 s doubling, plus up to 3 s of jitter) retries about
+3, 9, 21, 45, 93 and 189 s after the first failure: six retries, enough for the 5xx and 429 bursts of a hosted API
+(its `Retry-After` counts seconds) and for a vLLM server restarting (about a minute for a 7B model). The call ends
+at the first failure after the bound, the retry at about 190-210 s: a server that died stops the run some 3.5
+minutes after its last answer, not a quarter of an hour later (Inspect's own default: never). Any value from 190 to
+380 s would end at the next retry, about 380-400 s."""
 GAVE_UP = frozenset({"RetryError", "AttemptTimeoutError", "APIConnectionError", "APITimeoutError"})
 """Errors that mean no answer came: Inspect's retries ran out (tenacity's `RetryError`), an attempt timed out, or
 the SDK could not connect (the `openai` and `anthropic` SDKs share these names)."""

@@ -144,10 +144,14 @@ def _option_value(options: list[str], index: int) -> tuple[str, str, int]:
 
 def _check_models(option: str, value: str) -> None:
     """A mistyped `--model` or `--model-role` fails here, in one line, instead of in every shard process."""
-    from drive_evals.model_names import check_model_name
+    from drive_evals.model_names import check_model_name, misplaced_model_arguments, role_spec
 
     if option == "--model-role":
         role, equals, value = value.partition("=")
+        misplaced = misplaced_model_arguments(value)
+        if misplaced:
+            fixed = role_spec(value)
+            raise RunError(f"--model-role {role}: {', '.join(misplaced)} goes under model_args: '{role}={fixed}'")
         if not equals or value.lstrip().startswith("{"):  # a YAML mapping: Inspect reads it
             return
         option = f"--model-role {role}="
