@@ -96,8 +96,8 @@ def test_stop_reports_print_once_at_exit_under_the_command_line_only(
 def test_a_stopped_run_exits_nonzero_where_inspect_would_exit_0(monkeypatch: pytest.MonkeyPatch) -> None:
     exits: list[object] = []
     monkeypatch.setattr(sys, "exit", exits.append)
-    errors._exit_nonzero()
-    errors._exit_nonzero()  # wrapped once
+    errors.exit_nonzero()
+    errors.exit_nonzero()  # wrapped once
     for status in (0, None, 2, "message"):
         sys.exit(status)
     assert exits == [errors.STOPPED_EXIT_STATUS, errors.STOPPED_EXIT_STATUS, 2, "message"]
@@ -259,7 +259,7 @@ def test_judge_breaker_stop_is_short_in_every_display_mode(display: str, tmp_pat
 
     The stop reads as its message: on stderr once at exit, and where the display draws the failed task, without a
     traceback (before: rich's traceback panel). The log file keeps the traceback, and so does the `log` display's
-    logging record. `inspect eval` exits 0, as Inspect does for every task that fails once started; the log says
+    logging record. `inspect eval` exits 1 (Inspect alone exits 0 for a task that fails once started); the log says
     `error`.
     """
     good = "sk-breaker-good"
@@ -273,8 +273,8 @@ def test_judge_breaker_stop_is_short_in_every_display_mode(display: str, tmp_pat
             [*args, "--max-samples", "1"], tmp_path, display, **env, OPENAI_API_KEY=good, JUDGE_API_KEY="sk-refused"
         )
     output = f"stdout:\n{stdout}\nstderr:\n{stderr}"
-    assert code == 0, output
-    assert " ".join(stderr.split()).count(BREAKER_MESSAGE) == 1 and "The log's status is 'error'" in stderr, output
+    assert code == 1, output
+    assert " ".join(stderr.split()).count(BREAKER_MESSAGE) == 1, output
     if display != LOGGING_DISPLAY:
         assert "Traceback" not in stdout + stderr and "judge_guard.py" not in stdout + stderr, output
     if display == "none":

@@ -28,6 +28,7 @@ from typing import Any
 from inspect_ai.model import Model
 
 from drive_evals.errors import DriveEvalsError
+from drive_evals.run_status import exit_nonzero_on_failure
 from drive_evals.waiting import watch
 
 SWITCH_ENV = "DRIVE_EVALS_CHECK_ENDPOINTS"
@@ -251,3 +252,4 @@ def check_task_endpoints(model_under_test: bool, judges: Sequence[Model] = ()) -
         roles[GRADER_ROLE] = list(judges)
     check_endpoints(roles)
     watch(model for models in roles.values() for model in models)  # say what the run waits for while retrying
+    exit_nonzero_on_failure()

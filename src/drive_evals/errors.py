@@ -11,7 +11,7 @@ reason. So an uncaught `DriveEvalsError` is printed on stderr, as plain text, in
 so is Inspect's own `PrerequisiteError` (a missing key of a judge bound with `--model-role`):
 `route_errors_to_stderr`. Under the command line a run stopped midway (the judge breaker, a model that stopped
 answering) is reported there too when the process exits (`report_at_exit`), and the command exits 1 instead of the
-0 Inspect's `eval` and `eval-retry` give a task that failed once started (`_exit_nonzero`). `eval()` still raises
+0 Inspect's `eval` and `eval-retry` give a task that failed once started (`exit_nonzero`). `eval()` still raises
 the error with its message unchanged.
 """
 
@@ -183,7 +183,8 @@ def report_at_exit(message: str) -> None:
         return
     if not _EXIT_REPORTS:
         atexit.register(_print_exit_reports)
-        _exit_nonzero()
+        if EVAL_SET_COMMAND not in sys.argv[1:2]:  # an eval-set exits 1 itself, unless a later attempt succeeds
+            exit_nonzero()
     _EXIT_REPORTS[message] = None
 
 
@@ -192,7 +193,7 @@ def _print_exit_reports() -> None:
         print_on_stderr(message)
 
 
-def _exit_nonzero() -> None:
+def exit_nonzero() -> None:
     """Have the command line exit with `STOPPED_EXIT_STATUS` where it would exit 0.
 
     Inspect's `eval` command returns normally after a task failed, and click then calls `sys.exit(0)`; an atexit
