@@ -93,6 +93,23 @@ def test_stop_reports_print_once_at_exit_under_the_command_line_only(
     assert err.count("judge down\n") == 1 and err.count("judge down again") == 1
 
 
+def test_show_last_prints_at_exit_under_the_command_line_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registered: list[object] = []
+    monkeypatch.setattr(errors.atexit, "register", registered.append)
+    monkeypatch.setattr(errors, "_LAST_LINES", [])
+    monkeypatch.delitem(sys.modules, "inspect_ai._cli.main", raising=False)
+    errors.show_last("in a notebook")
+    assert capsys.readouterr().out == "in a notebook\n" and not registered
+    monkeypatch.setitem(sys.modules, "inspect_ai._cli.main", sys.modules[__name__])
+    errors.show_last("first headline")
+    errors.show_last("second headline")
+    assert capsys.readouterr().out == "" and registered == [errors._print_last_lines]
+    errors._print_last_lines()
+    assert capsys.readouterr().out == "\nfirst headline\n\nsecond headline\n", "after a line of its own"
+
+
 def test_a_stopped_run_exits_nonzero_where_inspect_would_exit_0(monkeypatch: pytest.MonkeyPatch) -> None:
     exits: list[object] = []
     monkeypatch.setattr(sys, "exit", exits.append)

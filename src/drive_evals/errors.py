@@ -193,6 +193,29 @@ def _print_exit_reports() -> None:
         print_on_stderr(message)
 
 
+_LAST_LINES: list[str] = []
+"""What `show_last` keeps for the end of the process, in order."""
+
+
+def show_last(text: str) -> None:
+    """Print `text` on stdout as the last thing the command shows: at exit under Inspect's command line, now otherwise.
+
+    Inspect's display draws its results panel when the task display closes, after the run's `on_run_end` hooks:
+    lines printed from a hook came above the panel (and scrolled off with DriveBench's 159 metric lines), and, piped,
+    were glued to the end of the progress line. At exit the display is gone; the stop reports (stderr) still follow.
+    """
+    if not under_inspect_cli():
+        print(text, flush=True)
+        return
+    if not _LAST_LINES:
+        atexit.register(_print_last_lines)  # registered after the stop reports' handler if any: runs before it
+    _LAST_LINES.append(text)
+
+
+def _print_last_lines() -> None:
+    print("\n" + "\n\n".join(_LAST_LINES), flush=True)
+
+
 def exit_nonzero() -> None:
     """Have the command line exit with `STOPPED_EXIT_STATUS` where it would exit 0.
 
