@@ -103,6 +103,7 @@ def test_show_last_prints_at_exit_under_the_command_line_only(
     errors.show_last("in a notebook")
     assert capsys.readouterr().out == "in a notebook\n" and not registered
     monkeypatch.setitem(sys.modules, "inspect_ai._cli.main", sys.modules[__name__])
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "drive_evals/surds"])
     errors.show_last("first headline")
     errors.show_last("second headline")
     assert capsys.readouterr().out == "" and registered == [errors._print_last_lines]
@@ -113,6 +114,11 @@ def test_show_last_prints_at_exit_under_the_command_line_only(
 def test_a_stopped_run_exits_nonzero_where_inspect_would_exit_0(monkeypatch: pytest.MonkeyPatch) -> None:
     exits: list[object] = []
     monkeypatch.setattr(sys, "exit", exits.append)
+    monkeypatch.setitem(sys.modules, "inspect_ai._cli.main", sys.modules[__name__])
+    monkeypatch.setattr(sys, "argv", ["pytest", "-q"])
+    errors.exit_nonzero()
+    assert sys.exit == exits.append, "a process that only imported Inspect's command line keeps its exit"
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "drive_evals/surds"])
     errors.exit_nonzero()
     errors.exit_nonzero()  # wrapped once
     for status in (0, None, 2, "message"):

@@ -102,6 +102,17 @@ def under_inspect_cli() -> bool:
     return "inspect_ai._cli.main" in sys.modules
 
 
+RUN_COMMANDS = ("eval", "eval-retry", "eval-set")
+"""Inspect's commands that run tasks."""
+
+
+def inspect_run_command() -> str | None:
+    """The Inspect command this process runs (`eval`, `eval-retry`, `eval-set`), or None: not Inspect's command
+    line, or a process that has merely imported it (a test runner, `drive-evals run` before it forks)."""
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    return command if under_inspect_cli() and command in RUN_COMMANDS else None
+
+
 def print_on_stderr(message: str) -> None:
     """One message on stderr, plain and flushed: the process may be about to exit."""
     print(f"\n{message}\n", file=sys.stderr, flush=True)
@@ -183,7 +194,7 @@ def report_at_exit(message: str) -> None:
         return
     if not _EXIT_REPORTS:
         atexit.register(_print_exit_reports)
-        if EVAL_SET_COMMAND not in sys.argv[1:2]:  # an eval-set exits 1 itself, unless a later attempt succeeds
+        if inspect_run_command() != EVAL_SET_COMMAND:  # an eval-set exits 1 itself, unless a later attempt succeeds
             exit_nonzero()
     _EXIT_REPORTS[message] = None
 
@@ -204,7 +215,7 @@ def show_last(text: str) -> None:
     lines printed from a hook came above the panel (and scrolled off with DriveBench's 159 metric lines), and, piped,
     were glued to the end of the progress line. At exit the display is gone; the stop reports (stderr) still follow.
     """
-    if not under_inspect_cli():
+    if inspect_run_command() is None:
         print(text, flush=True)
         return
     if not _LAST_LINES:
@@ -221,10 +232,11 @@ def exit_nonzero() -> None:
 
     Inspect's `eval` command returns normally after a task failed, and click then calls `sys.exit(0)`; an atexit
     handler cannot change that status (only end the interpreter's shutdown early), and a task has no other say
-    in it. So `sys.exit` is wrapped, in Inspect's command-line process only, once a run has stopped.
+    in it. So `sys.exit` is wrapped, in a process running Inspect's `eval` or `eval-retry` only (not a test runner
+    that imported it), once a run has stopped.
     """
     original = sys.exit
-    if getattr(original, "drive_evals", False):
+    if getattr(original, "drive_evals", False) or inspect_run_command() is None:
         return
 
     def exit_status(status: str | int | None = None) -> NoReturn:

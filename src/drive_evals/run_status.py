@@ -14,7 +14,7 @@ import functools
 
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 
-from drive_evals.errors import exit_nonzero, under_inspect_cli
+from drive_evals.errors import exit_nonzero
 
 
 class FailedRunExit(Hooks):
@@ -22,7 +22,7 @@ class FailedRunExit(Hooks):
 
     async def on_run_end(self, data: RunEnd) -> None:
         failed = data.exception is not None or any(log.status != "success" for log in data.logs)
-        if failed and data.eval_set_id is None and under_inspect_cli():
+        if failed and data.eval_set_id is None:  # exit_nonzero acts under `inspect eval`/`eval-retry` only
             exit_nonzero()
 
 

@@ -17,6 +17,7 @@ judge breaker at once (judge_guard.py). While calls are being retried, `waiting_
 from __future__ import annotations
 
 from drive_evals.errors import DriveEvalsError, report_at_exit, resume_advice
+from drive_evals.model_urls import active_model_url
 
 CALL_TIMEOUT_SECONDS = 180
 """Seconds one model call may spend in retries before it fails (a slow answer that arrives is never cut: Inspect
@@ -70,8 +71,6 @@ def stop_unanswered(model: str, error: BaseException) -> None:
     """Raise `ModelUnansweredError` for `error` if it means no answer came; report it on stderr at exit."""
     if not gave_up(error):
         return
-    from drive_evals.endpoints import active_model_url
-
     url = active_model_url()
     where = f" at {url}" if url else ""
     message = _STOPPED.setdefault(

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from inspect_ai.hooks import Hooks, ModelRetry, hooks
 from inspect_ai.model import Model
 
+from drive_evals.model_urls import model_url
 from drive_evals.unanswered import call_limit
 
 NOTICE_AFTER_ATTEMPTS = 3
@@ -65,8 +66,6 @@ def watch(models: Iterable[Model]) -> None:
     Called while a task is built, not at import: a hook registered at import is announced (`hooks enabled`) in
     every Inspect run, of every suite (see truncation.enable_end_of_run_warnings).
     """
-    from drive_evals.endpoints import model_url
-
     for model in models:
         entry = (str(model), model_url(model))
         for name in (str(model), model.api.model_name, getattr(model.api, "qualified_model_name", None)):
