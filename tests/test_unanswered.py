@@ -89,17 +89,19 @@ def test_a_judge_that_stops_answering_trips_the_breaker_at_its_first_unanswered_
     assert any(s.scores and s.scores["drivelmm_o1_scorer"].reason == "grader_failed" for s in log.samples or [])
 
 
-def test_every_task_bounds_each_call_by_default() -> None:
+def test_every_task_bounds_each_call_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without `--timeout`, Inspect retries forever; the tasks set a bound, which role models inherit."""
     from inspect_ai._util.registry import registry_create
 
     from drive_evals._registry import benchmark_tasks
+    from drive_evals.endpoints import SWITCH_ENV
     from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 
-    judged = {"drivelmm_o1", "drivebench"}  # built without their default judge, which needs OPENAI_API_KEY
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the default judges are built (no request is sent)
+    monkeypatch.setenv(SWITCH_ENV, "0")
     for task in benchmark_tasks():
-        args = {"data": "demo"} | ({"judge": False} if task.name in judged else {})
-        assert registry_create("task", task.qualified, **args).config.timeout == CALL_TIMEOUT_SECONDS, task.name
+        built = registry_create("task", task.qualified, data="demo")
+        assert built.config.timeout == CALL_TIMEOUT_SECONDS, task.name
 
 
 def test_only_errors_that_mean_no_answer_stop_the_run() -> None:
