@@ -9,8 +9,8 @@ import random
 import pytest
 
 from drive_evals.mme_realworld_ad.extract import corrected_letter, official_letter
-from tests.mme_realworld_ad.harnesses import FIXED_PREFIXES, SCRIPT_PREFIXES, lmms_eval, official_script, vlmevalkit
-from tests.mme_realworld_ad.probes import CORRECTED, OPTIONS, PROBES, TRUTH
+from mme_realworld_ad.harnesses import FIXED_PREFIXES, SCRIPT_PREFIXES, lmms_eval, official_script, vlmevalkit
+from mme_realworld_ad.probes import CORRECTED, OPTIONS, PROBES, TRUTH
 
 FUZZ_CASES = 4000
 FUZZ_SEED = 45

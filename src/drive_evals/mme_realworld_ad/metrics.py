@@ -70,6 +70,6 @@ def ad_scores() -> Metric:
             for name in (*ACCURACIES, OVERALL):  # the corrected ones too
                 numbers[name + CORRECTED_SUFFIX] = math.nan
                 numbers[name] = math.nan
-        return numbers  # type: ignore[return-value]
+        return numbers
 
     return compute

@@ -1,0 +1,122 @@
+"""A run on the demo: the logged official numbers are the script's reading of the logged replies, per question;
+the corrected reading, the parser rates, the verdict line, the chance answers and the prompts as documented."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+
+import pytest
+from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.model import ChatMessage
+from inspect_ai.scorer import Score
+from inspect_runs import eval_in_process, mockllm
+
+from drive_evals.mme_realworld_ad.chance import answer as chance_answer
+from drive_evals.mme_realworld_ad.extract import corrected_letter
+from drive_evals.mme_realworld_ad.metrics import MISSING_VALUE, ad_numbers
+from drive_evals.mme_realworld_ad.prompts import prompt_text
+from mme_realworld_ad.harnesses import official_script
+from mme_realworld_ad.probes import OPTIONS, PROBES, QUESTION
+
+SCORER = "mme_realworld_ad_scorer"
+
+
+def _score(sample: EvalSample) -> Score:
+    assert sample.scores is not None
+    return sample.scores[SCORER]
+
+
+def _value(sample: EvalSample, key: str) -> object:
+    value = _score(sample).value
+    assert isinstance(value, dict)
+    return value[key]
+
+
+def _probe_reply(messages: list[ChatMessage]) -> str:
+    """One of the protocol's probes, chosen by the question text (stable whatever the order of calls)."""
+    digest = hashlib.sha256(messages[-1].text.encode()).digest()
+    return PROBES[digest[0] % len(PROBES)][0]
+
+
+@pytest.fixture(scope="module")
+def probe_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
+    log_dir = tmp_path_factory.mktemp("mme_logs")
+    env = {"DRIVE_EVALS_CACHE": str(log_dir / "cache")}
+    return eval_in_process("drive_evals/mme_realworld_ad", log_dir, env, model=mockllm(_probe_reply),
+                           task_args={"data": "demo"})  # fmt: skip
+
+
+def test_logged_official_numbers_are_the_scripts_reading_of_the_logged_replies(probe_log: EvalLog) -> None:
+    assert probe_log.samples and probe_log.results
+    by_task: dict[str, list[float]] = {"Perception": [], "Reasoning": []}
+    for sample in probe_log.samples:
+        letter = official_script(str(_score(sample).answer), sample.metadata["choices"])
+        assert _value(sample, "official") == float(letter == sample.target), sample.id
+        by_task[sample.metadata["task"]].append(float(letter == sample.target))
+    metrics = {name: m.value for name, m in probe_log.results.scores[0].metrics.items()}
+    assert metrics["perception"] == pytest.approx(sum(by_task["Perception"]) / len(by_task["Perception"]))
+    assert metrics["reasoning"] == pytest.approx(sum(by_task["Reasoning"]) / len(by_task["Reasoning"]))
+    assert len(by_task["Perception"]) == 14 and len(by_task["Reasoning"]) == 16
+
+
+def test_corrected_reading_rates_and_verdict_line(probe_log: EvalLog) -> None:
+    assert probe_log.samples and probe_log.results
+    samples = probe_log.samples
+    metrics = {name: m.value for name, m in probe_log.results.scores[0].metrics.items()}
+    empty = [s for s in samples if not str(_score(s).answer).strip()]
+    assert metrics["empty_as_a_rate"] == pytest.approx(len(empty) / len(samples))
+    unparsed = [s for s in samples if official_script(str(_score(s).answer), s.metadata["choices"]) == ""]
+    assert metrics["unparsed_rate"] == pytest.approx(len(unparsed) / len(samples))
+    for sample in samples:
+        score = _score(sample)
+        fixed = corrected_letter(str(score.answer), sample.metadata["choices"])
+        assert _value(sample, "corrected") == float(fixed == sample.target)
+        assert score.explanation and score.explanation.startswith("official reads ")
+        assert f"answer {sample.target}" in score.explanation
+    assert probe_log.eval.metadata and probe_log.eval.metadata["prompt"] == "vlmevalkit"
+
+
+def test_metrics_count_missing_questions_as_wrong_and_unparsed() -> None:
+    rows = [({"official": 1.0, "corrected": 1.0}, "Perception"), (MISSING_VALUE, "Perception"),
+            ({"official": 0.0, "corrected": 1.0, "empty_as_a": 1.0}, "Reasoning")]  # fmt: skip
+    numbers = ad_numbers(rows)
+    assert numbers["perception"] == 0.5 and numbers["reasoning"] == 0.0 and numbers["reasoning_corrected"] == 1.0
+    assert numbers["unparsed_rate"] == pytest.approx(1 / 3) and numbers["empty_as_a_rate"] == pytest.approx(1 / 3)
+    assert math.isnan(ad_numbers([])["perception"])
+
+
+EXPECTED_PROMPTS = {
+    "vlmevalkit": "{q} The choices are listed below:\n{o}\nSelect the best answer to the above multiple-choice "
+    "question based on the image. Respond with only the letter (A, B, C, D, or E) of the correct option. \n"
+    "The best answer is:",
+    "lmms_eval": "{q} The choices are listed below:\n{o}\nSelect the best answer to the above multiple-choice "
+    "question based on the image. Respond with only the letter (A, B, C, D, or E) of the correct option.\n"
+    "The best answer is: ",
+    "llava_script": "{q} The choices are listed below: \n{o}\nSelect the best answer to the above multiple-choice "
+    "question based on the image. Respond with only the letter (A, B, C, D, or E) of the correct option.\n"
+    "The best answer is:",
+}
+"""Protocol 2.1 (b), (c) and (d) without the `<image>\\n` token, written out here rather than imported."""
+
+
+@pytest.mark.parametrize("variant", list(EXPECTED_PROMPTS))
+def test_prompts_are_byte_identical_to_the_protocols(variant: str) -> None:
+    expected = EXPECTED_PROMPTS[variant].format(q=QUESTION, o="\n".join(OPTIONS))
+    assert prompt_text(QUESTION, OPTIONS, variant) == expected  # type: ignore[arg-type]
+
+
+def test_chinese_prompts() -> None:
+    text = prompt_text("问题", ["(A) 一", "(B) 二"], "vlmevalkit", chinese=True)
+    instruction = "根据图像选择上述多项选择题的最佳答案。只需回答正确选项的字母（A, B, C, D 或 E）。"
+    assert text == f"问题 选项如下所示:\n(A) 一\n(B) 二\n{instruction}\n最佳答案为："
+    assert prompt_text("问题", ["(A) 一"], "lmms_eval", chinese=True).endswith("最佳答案为： ")
+
+
+def test_chance_answers_only_mme_prompts_uniformly() -> None:
+    rng = random.Random(0)
+    prompt = prompt_text(QUESTION, OPTIONS)
+    letters = [chance_answer(prompt, rng) for _ in range(500)]
+    assert set(letters) == set("ABCDE")
+    assert chance_answer("Answer 'yes' or 'no'.", rng) is None
