@@ -120,3 +120,17 @@ def test_chance_answers_only_mme_prompts_uniformly() -> None:
     letters = [chance_answer(prompt, rng) for _ in range(500)]
     assert set(letters) == set("ABCDE")
     assert chance_answer("Answer 'yes' or 'no'.", rng) is None
+
+
+def test_paper_cells_are_whole_counts_of_the_real_item_numbers() -> None:
+    """Protocol 3.5: every EN perception cell is k/3660 and every reasoning cell k/1344 (not the header's 1334), to
+    the two decimals printed: a check on the transcription of the 28 rows."""
+    from drive_evals.mme_realworld_ad.benchmark import PAPER_EN, PAPER_ROWS
+
+    def fits(percent: float, items: int) -> bool:
+        return abs(round(percent / 100 * items) / items * 100 - percent) < 0.005 + 1e-9
+
+    assert len(PAPER_EN) == 28
+    assert all(fits(p, 3660) and fits(r, 1344) for p, r in PAPER_EN.values())
+    assert sum(fits(r, 1334) for _, r in PAPER_EN.values()) < 28
+    assert {row.model for row in PAPER_ROWS} <= set(PAPER_EN)
