@@ -53,9 +53,10 @@ def official_script(reply: str, choices: list[str]) -> str:
     return _extract(reply, choices, SCRIPT_PREFIXES)
 
 
-def lmms_eval(reply: object) -> str:
+def lmms_eval(reply: object, defective: bool = False) -> str:
+    """`defective=True`: the version before 92b15c1c (2024-11-15), with the official prefix list."""
     text = "" if isinstance(reply, dict) else str(reply)
-    return _extract(text, TOKENS, FIXED_PREFIXES)
+    return _extract(text, TOKENS, SCRIPT_PREFIXES if defective else FIXED_PREFIXES)
 
 
 def vlmevalkit(reply: str, defective: bool = False) -> str:

@@ -108,3 +108,16 @@ def test_probe_scores_by_harness() -> None:
 
 
 PROBE_RIGHT = {"official": 18, "lmms_eval": 20, "vlmevalkit": 22, "vlmevalkit_before_fix": 20, "corrected": 29}
+
+
+def test_probe_replies_where_each_harness_reads_another_letter_than_the_official_script() -> None:
+    """The counts docs/mme_realworld_ad.md quotes for its comparability table."""
+    readers = {
+        "lmms_eval": lmms_eval,
+        "lmms_eval_before_fix": lambda r: lmms_eval(r, defective=True),
+        "vlmevalkit": vlmevalkit,
+        "vlmevalkit_before_fix": lambda r: vlmevalkit(r, defective=True),
+    }
+    differ = {name: sum(read(r) != official_script(r, OPTIONS) for r, *_ in PROBES) for name, read in readers.items()}
+    assert differ == {"lmms_eval": 8, "lmms_eval_before_fix": 6, "vlmevalkit": 10, "vlmevalkit_before_fix": 8}
+    assert all(lmms_eval(r, defective=True) == vlmevalkit(r, defective=True) for r, *_ in PROBES if "answer>" not in r)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalLog, EvalSample
@@ -134,3 +135,16 @@ def test_paper_cells_are_whole_counts_of_the_real_item_numbers() -> None:
     assert all(fits(p, 3660) and fits(r, 1344) for p, r in PAPER_EN.values())
     assert sum(fits(r, 1334) for _, r in PAPER_EN.values()) < 28
     assert {row.model for row in PAPER_ROWS} <= set(PAPER_EN)
+
+
+def test_the_docs_page_states_the_chance_demo_numbers(tmp_path: Path) -> None:
+    env = {"DRIVE_EVALS_CACHE": str(tmp_path / "cache")}
+    log = eval_in_process("drive_evals/mme_realworld_ad", tmp_path / "logs", env, model="chance/random",
+                          task_args={"data": "demo"})  # fmt: skip
+    assert log.results
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    page = " ".join((Path(__file__).parents[2] / "docs" / "mme_realworld_ad.md").read_text(encoding="utf-8").split())
+    for name, shown in (("perception", "perception"), ("reasoning", "reasoning"), ("e_rate", "e")):
+        assert f"{shown} {100 * metrics[name]:.1f}" in page, name
+    assert metrics["perception_corrected"] == metrics["perception"]  # "the same under the corrected reading"
+    assert metrics["reasoning_corrected"] == metrics["reasoning"]
