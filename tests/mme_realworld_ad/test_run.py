@@ -22,6 +22,8 @@ from mme_realworld_ad.harnesses import official_script
 from mme_realworld_ad.probes import OPTIONS, PROBES, QUESTION
 
 SCORER = "mme_realworld_ad_scorer"
+RUN = pytest.mark.slow
+"""Whole in-process runs on the demo (a few seconds each): the slow tier."""
 
 
 def _score(sample: EvalSample) -> Score:
@@ -49,6 +51,7 @@ def probe_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
                            task_args={"data": "demo"})  # fmt: skip
 
 
+@RUN
 def test_logged_official_numbers_are_the_scripts_reading_of_the_logged_replies(probe_log: EvalLog) -> None:
     assert probe_log.samples and probe_log.results
     by_task: dict[str, list[float]] = {"Perception": [], "Reasoning": []}
@@ -62,6 +65,7 @@ def test_logged_official_numbers_are_the_scripts_reading_of_the_logged_replies(p
     assert len(by_task["Perception"]) == 14 and len(by_task["Reasoning"]) == 16
 
 
+@RUN
 def test_corrected_reading_rates_and_verdict_line(probe_log: EvalLog) -> None:
     assert probe_log.samples and probe_log.results
     samples = probe_log.samples
@@ -137,6 +141,7 @@ def test_paper_cells_are_whole_counts_of_the_real_item_numbers() -> None:
     assert {row.model for row in PAPER_ROWS} <= set(PAPER_EN)
 
 
+@RUN
 def test_the_docs_page_states_the_chance_demo_numbers(tmp_path: Path) -> None:
     env = {"DRIVE_EVALS_CACHE": str(tmp_path / "cache")}
     log = eval_in_process("drive_evals/mme_realworld_ad", tmp_path / "logs", env, model="chance/random",
@@ -148,3 +153,65 @@ def test_the_docs_page_states_the_chance_demo_numbers(tmp_path: Path) -> None:
         assert f"{shown} {100 * metrics[name]:.1f}" in page, name
     assert metrics["perception_corrected"] == metrics["perception"]  # "the same under the corrected reading"
     assert metrics["reasoning_corrected"] == metrics["reasoning"]
+
+
+@RUN
+def test_an_errored_question_stays_in_its_denominator_as_wrong(tmp_path: Path) -> None:
+    """A failed call is never parsed (the peers read failure texts as A or E): the sample errors, and the metric
+    counts it wrong and unparsed (`missing_units`)."""
+    failing = "How many cars are visible"
+
+    def reply(messages: list[ChatMessage]) -> str:
+        if failing in messages[-1].text and "second view" not in messages[-1].text:
+            raise RuntimeError("simulated provider failure")
+        return "D"
+
+    env = {"DRIVE_EVALS_CACHE": str(tmp_path / "cache")}
+    log = eval_in_process("drive_evals/mme_realworld_ad", tmp_path / "logs", env, model=mockllm(reply),
+                          task_args={"data": "demo"}, fail_on_error=False)  # fmt: skip
+    assert log.results and log.samples
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    scored = [s for s in log.samples if s.scores]
+    perception = [s for s in scored if s.metadata["task"] == "Perception"]
+    assert metrics["missing_units"] == 1 and len(perception) == 13
+    assert metrics["perception"] == pytest.approx(sum(s.target == "D" for s in perception) / 14)
+    assert metrics["unparsed_rate"] == pytest.approx(1 / 30)
+
+
+@RUN
+def test_a_reply_cut_at_the_token_limit_is_scored_as_it_stands_and_marked(tmp_path: Path) -> None:
+    from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
+    from inspect_ai.tool import ToolChoice, ToolInfo
+
+    def outputs(
+        messages: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
+        output = ModelOutput.from_content(model="mockllm/model", content="Based on the image", stop_reason="max_tokens")
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    env = {"DRIVE_EVALS_CACHE": str(tmp_path / "cache")}
+    model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+    log = eval_in_process("drive_evals/mme_realworld_ad", tmp_path / "logs", env, model=model,
+                          task_args={"data": "demo", "subsets": "Object_Count"})  # fmt: skip
+    assert log.results and log.samples
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert metrics["truncated_rate"] == 1.0
+    assert all(_score(s).reason == "truncated" and _value(s, "official") == float(s.target == "B") for s in log.samples)
+
+
+def test_blind_control_sends_grey_images_with_the_same_ids(tmp_path: Path) -> None:
+    from drive_evals.data import open_snapshot
+    from drive_evals.mme_realworld_ad.dataset import load_ad
+    from drive_evals.mme_realworld_ad.records import ImageCache
+    from drive_evals.mme_realworld_ad.taxonomy import parse_subsets
+
+    def build(blind: bool) -> list[tuple[str, str]]:
+        data = load_ad(open_snapshot("demo", "mme_realworld_ad"), "en", parse_subsets(None, "en"), blind=blind,
+                       images=ImageCache(tmp_path))  # fmt: skip
+        return [(str(s.id), s.input[0].content[0].image) for s in data.dataset]  # type: ignore[union-attr]
+
+    seeing, blind = build(False), build(True)
+    assert [i for i, _ in seeing] == [i for i, _ in blind]
+    assert all(image.startswith("data:image/png") for _, image in blind)
+    assert not any(image.startswith("data:") for _, image in seeing)
