@@ -128,12 +128,12 @@ def load_ad(
         image_of = {item.id: paths.get(item.image) for item in items}
     else:
         image_of = {item.id: Path(item.image) if item.image else None for item in items}
-    for item in items:
-        check_item(item, problems)
-    repeated = [key for key, n in Counter(item.id for item in items).items() if n > 1]
-    for key in repeated:
-        problems.error(key, "this id is used by more than one item")
     selected = select(items, subsets, edition, problems)
+    for item in selected:
+        check_item(item, problems)
+    for key, count in Counter(item.id for item in selected).items():
+        if count > 1:
+            problems.error(key, "this id is used by more than one item")
     checked: dict[Path, str | None] = {}
     for item in selected:
         path = image_of.get(item.id)

@@ -189,9 +189,11 @@ def inline_item(
     index = str(row.get("index"))
     where = f"{where} (index {index})"
     encoded = row.get(image_key)
-    if isinstance(encoded, bytes):
-        encoded = encoded.decode("ascii", errors="replace")
     image = ("", "")
+    if isinstance(encoded, bytes) and encoded.startswith(tuple(magic for magic, _ in MAGIC)):
+        encoded = base64.b64encode(encoded).decode("ascii")  # a binary column holding the image itself
+    elif isinstance(encoded, bytes):
+        encoded = encoded.decode("ascii", errors="replace")
     if isinstance(encoded, str) and encoded in shared:  # VLMEvalKit: an image cell may name another row's index
         path, digest = shared[encoded]
         image = (str(path), digest)
