@@ -122,22 +122,23 @@ def load_ad(
     if found is None:
         raise DataValidationError(str(snapshot.root), [f"no {edition} data in the {layout} layout here (see "
                                   "docs/mme_realworld_ad.md for the files each form holds)"])  # fmt: skip
-    items = read_form(found, problems, images or ImageCache())
-    if found.layout == "official":
-        paths = official_images(snapshot, items, edition)
-        image_of = {item.id: paths.get(item.image) for item in items}
+    selected = select(read_form(found, problems, images or ImageCache()), subsets, edition, problems)
+    if found.layout == "official":  # only the selected items' images are extracted from the tarball
+        paths = official_images(snapshot, selected, edition)
+        image_of = {item.id: paths.get(item.image) for item in selected}
     else:
-        image_of = {item.id: Path(item.image) if item.image else None for item in items}
-    selected = select(items, subsets, edition, problems)
+        image_of = {item.id: Path(item.image) if item.image else None for item in selected}
     for item in selected:
         check_item(item, problems)
     for key, count in Counter(item.id for item in selected).items():
         if count > 1:
             problems.error(key, "this id is used by more than one item")
-    checked: dict[Path, str | None] = {}
+    checked: dict[Path | None, str | None] = {}
     for item in selected:
         path = image_of.get(item.id)
-        problem = checked.setdefault(path, _image_problem(path)) if path else _image_problem(None)
+        if path not in checked:
+            checked[path] = _image_problem(path)
+        problem = checked[path]
         if problem and item.image:
             problems.error(item.where, f"image {item.image[:80]!r}: {problem}")
     if problems.errors:
