@@ -122,6 +122,7 @@ def load_ad(
     if found is None:
         raise DataValidationError(str(snapshot.root), [f"no {edition} data in the {layout} layout here (see "
                                   "docs/mme_realworld_ad.md for the files each form holds)"])  # fmt: skip
+    snapshot.fetch([str(path.relative_to(snapshot.root)) for path in found.files])  # listed for the manifest check
     selected = select(read_form(found, problems, images or ImageCache()), subsets, edition, problems)
     if found.layout == "official":  # only the selected items' images are extracted from the tarball
         paths = official_images(snapshot, selected, edition)

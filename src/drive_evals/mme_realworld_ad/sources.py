@@ -100,6 +100,7 @@ def official_images(snapshot: Snapshot, items: Sequence[AdItem], edition: Editio
             paths[item.image] = path
         elif path is not None:
             wanted.append(item.image)
+    snapshot.fetch(list(paths))  # present already: named so that the data root's manifest covers them
     if not wanted or edition not in ARCHIVES:
         return paths
     archive = snapshot.root / ARCHIVES[edition]
