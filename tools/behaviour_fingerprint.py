@@ -2,11 +2,12 @@
 
     python tools/behaviour_fingerprint.py OUT_DIR
 
-Runs SURDS, DriveLMM-o1 (chance judge) and the judge meta-evaluation in-process on the demo data with the seeded
-chance model, with empty caches, then writes to OUT_DIR: `scores.json` (every results metric and every sample's
-score value, answer and explanation, by task) and the `drive-evals report` of those logs (`report/report.md` and
-its CSV tables). Run it before and after a change and `diff -r` the two directories: a pure refactor leaves them
-byte-identical. Log timestamps, run ids and file paths are left out because they differ between any two runs.
+Runs SURDS, DriveLMM-o1 (chance judge), the judge meta-evaluation and DriveBench (chance judge) in-process on
+the demo data with the seeded chance model, with empty caches, then writes to OUT_DIR: `scores.json` (every
+results metric and every sample's score value, answer and explanation, by task) and the `drive-evals report` of
+those logs (`report/report.md` and its CSV tables). Run it before and after a change and `diff -r` the two
+directories: a pure refactor leaves them byte-identical. Log timestamps, run ids and file paths are left out
+because they differ between any two runs.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ TASKS = (
     ("drive_evals/surds", {"data": "demo"}),
     ("drive_evals/drivelmm_o1", {"data": "demo"}),
     ("drive_evals/drivelmm_o1_judge", {"data": "demo"}),
+    ("drive_evals/drivebench", {"data": "demo"}),
 )
 LOG_NAME = re.compile(r"\d{4}-\d\d-\d\dT[\d-]+_([\w-]+?)_[A-Za-z0-9]{22}\.eval")
 """Inspect's log file name: start time, task, run id (all differ between two runs of the same code)."""

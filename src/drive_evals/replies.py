@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -168,7 +169,7 @@ def provider_text(body: object) -> str | None:
     return None
 
 
-class _RawTextSink:
+class RawTextSink:
     """Reads the raw text of each completed generation, then passes the event on unchanged.
 
     Forwarding goes to the sink installed before this one, if any, else to the transcript through the same
@@ -193,6 +194,14 @@ class _RawTextSink:
             self.inner.on_complete(event)
         else:
             transcript()._event_updated(event)
+
+
+@contextmanager
+def raw_text_sink() -> Iterator[RawTextSink]:
+    """Within this block, the raw text of each completed generation is read into the sink's `reply`."""
+    sink = RawTextSink(_model_event_sink.get())
+    with use_model_event_sink(sink):
+        yield sink
 
 
 def _reply_of(event: ModelEvent) -> Reply:
@@ -250,9 +259,8 @@ def _cached_raw_text(message_id: str | None) -> str | None:
 
 async def generate_reply(state: TaskState, generate: Generate) -> tuple[TaskState, Reply]:
     """`generate(state)`, and the reply as the provider returned it (rebuilt, and marked so, only if it cannot be)."""
-    sink = _RawTextSink(_model_event_sink.get())
     try:
-        with use_model_event_sink(sink):
+        with raw_text_sink() as sink:
             state = await generate(state)
     except Exception as error:
         stop_unanswered(str(state.model), error)  # a dead model: one line, instead of Inspect's RetryError

@@ -32,6 +32,7 @@ from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.replies import (
     NO_CALL,
     REBUILT_STORE_KEY,
+    REPLY_REBUILT_KEY,
     REPLY_STORE_KEY,
     rebuilt_note,
     rebuilt_text,
@@ -137,6 +138,7 @@ def drivebench_scorer(
                 "judges": [
                     {"judge": j.judge, "score": j.score, "failure": j.failure}
                     | ({"raw_replies": j.raw_replies} if j.score is None else {})
+                    | ({REPLY_REBUILT_KEY: j.rebuilt} if j.rebuilt else {})
                     for j in judgements
                 ],
                 **({PRED_KEY: reply} if kind == "VQA" else {}),

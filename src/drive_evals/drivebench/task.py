@@ -46,7 +46,7 @@ from drive_evals.viewer import replicate_tags, sample_list_view
 logger = logging.getLogger(__name__)
 DRIVEBENCH_TASK = SuiteTask("drivebench", scorer="drivebench_scorer")
 SCORER_NAME = DRIVEBENCH_TASK.scorer
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 DESCRIPTION_KEY = "judge_description"
 

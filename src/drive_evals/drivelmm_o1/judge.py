@@ -1,7 +1,8 @@
 """Calling the rubric judge: the official prompt and schema, validated replies, retries that bypass the cache.
 
-The judge sees text only (as in the official pipeline). A reply that is not valid JSON, misses a criterion or is
-out of range is asked again, each attempt under its own cache scope so a retry never gets the cached bad reply
+The judge sees text only (as in the official pipeline) and is called through the shared pipeline (`kit.judge`):
+its reply is read raw, as the official script reads `message.content`. A reply that is not valid JSON or misses a
+criterion is asked again, each attempt under its own cache scope so a retry never gets the cached bad reply
 back, while a re-run or a re-score gets every good reply from the cache for free. After the last attempt the
 judgement fails with a reason and the raw replies are kept: nothing is dropped silently.
 """
@@ -12,8 +13,6 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from inspect_ai.model import (
-    BatchConfig,
-    CachePolicy,
     ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
@@ -21,8 +20,7 @@ from inspect_ai.model import (
     Model,
     ResponseSchema,
 )
-from inspect_ai.model._generate_config import active_generate_config
-from inspect_ai.util import JSONSchema, LimitExceededError, json_schema
+from inspect_ai.util import JSONSchema, json_schema
 
 from drive_evals.drivelmm_o1.prompts import (
     JUDGE_MAX_TOKENS,
@@ -32,9 +30,9 @@ from drive_evals.drivelmm_o1.prompts import (
     judge_user_message,
 )
 from drive_evals.drivelmm_o1.rubric import EvaluationScores, RubricParse, parse_judge_reply
-from drive_evals.judge_guard import JudgeBreaker, plain_reason
-from drive_evals.judge_guard import graders as bound_graders
-from drive_evals.judge_guard import preflight_graders as preflight_bound_graders
+from drive_evals.kit.judge import Invalid, JudgeBreaker, call_judge
+from drive_evals.kit.judge import graders as bound_graders
+from drive_evals.kit.judge import preflight_graders as preflight_bound_graders
 
 DEFAULT_GRADER = "openai/gpt-4o-mini-2024-07-18"
 """The pinned snapshot of `gpt-4o-mini`, the judge the released evaluation script calls (the paper's text says
@@ -43,9 +41,6 @@ JUDGE_OFF_ADVICE = "Pass -T judge=false to score MCQ accuracy only."
 """The way around a missing judge for `drivelmm_o1`; a task that cannot run without one passes its own advice."""
 JUDGE_ATTEMPTS = 3
 """One call plus two retries for a reply that fails validation (API errors are retried by Inspect itself)."""
-ATTEMPT_SCOPE = "drive_evals_judge_attempt"
-RAW_REPLY_CHARS = 4000
-"""Raw judge replies are kept in the log up to this length (a runaway reply is cut, with a marker)."""
 
 
 def graders() -> list[Model]:
@@ -67,6 +62,8 @@ class Judgement:
     raw_replies: list[str] = field(default_factory=list)
     failure: str | None = None
     """Why no valid judgement was obtained (last validation error or the API error); None on success."""
+    rebuilt: list[str] = field(default_factory=list)
+    """Why a reply read had to be rebuilt from Inspect's parts (no raw response, e.g. an older cache entry)."""
 
     @property
     def ok(self) -> bool:
@@ -81,28 +78,19 @@ def _judge_schema() -> JSONSchema:
     return json_schema(EvaluationScores)
 
 
-def judge_config(batch: bool | int | BatchConfig | None = None) -> GenerateConfig:
+def judge_config() -> GenerateConfig:
     """Official judge settings: temperature 0, 500 tokens, strict `EvaluationScores` structured output."""
     return GenerateConfig(
-        batch=batch,
         temperature=JUDGE_TEMPERATURE,
         max_tokens=JUDGE_MAX_TOKENS,
         response_schema=ResponseSchema(name=JUDGE_SCHEMA_NAME, json_schema=_judge_schema(), strict=True),
     )
 
 
-def eval_batch(model: Model) -> bool | int | BatchConfig | None:
-    """The eval's `--batch` for a judge whose own config leaves batching open.
-
-    Inspect hands `--batch` to the model under test only (a role model inherits connections, retries, timeout and
-    cache, not batch), so without this a `--batch` run would pay full price for every judge call. A grader bound
-    with its own `batch` setting (`--model-role 'grader={model: ..., batch: false}'`) keeps it.
-    """
-    return active_generate_config().batch if model.config.batch is None else None
-
-
-def _kept(reply: str) -> str:
-    return reply if len(reply) <= RAW_REPLY_CHARS else reply[:RAW_REPLY_CHARS] + f"… [{len(reply)} chars]"
+def valid_rubric(reply: str) -> RubricParse | Invalid:
+    """`parse_judge_reply`, or why the reply is rejected (the attempt is then retried)."""
+    parsed = parse_judge_reply(reply)
+    return parsed if parsed.ok else Invalid(f"invalid judge reply: {parsed.error}")
 
 
 async def judge_response(
@@ -119,35 +107,17 @@ async def judge_response(
 
     `breaker` counts the calls that fail with an API error; once it has tripped, no further call is made.
     """
-    judgement = Judgement(judge=str(model))
     messages: list[ChatMessage] = [
         ChatMessageSystem(content=JUDGE_SYSTEM_PROMPT),
         ChatMessageUser(content=judge_user_message(question, steps, final_answer, response)),
     ]
-    # A judge bound with its own `timeout` keeps it: Inspect would replace it by the run's (the task default too).
-    config = judge_config(eval_batch(model)).merge(GenerateConfig(timeout=model.config.timeout))
-    for attempt in range(attempts):
-        if breaker is not None and breaker.stopped is not None:
-            judgement.failure = breaker.stopped
-            break
-        policy = CachePolicy(expiry=None, per_epoch=False, scopes={ATTEMPT_SCOPE: str(attempt)}) if cache else False
-        try:
-            output = await model.generate(messages, config=config, cache=policy)
-        except LimitExceededError:
-            raise
-        except Exception as error:  # an error Inspect does not retry (e.g. a broken body): one failed attempt
-            judgement.failure = f"judge call failed: {type(error).__name__}: {plain_reason(error)}"
-            if breaker is not None:
-                breaker.record(judgement.judge, error)
-            continue
-        if breaker is not None:
-            breaker.record(judgement.judge, None)
-        reply = output.completion
-        judgement.raw_replies.append(_kept(reply))
-        parsed = parse_judge_reply(reply)
-        judgement.parse = parsed
-        if parsed.ok:
-            judgement.failure = None
-            return judgement
-        judgement.failure = f"invalid judge reply: {parsed.error}"
-    return judgement
+    result = await call_judge(
+        model, messages, valid_rubric, config=judge_config(), attempts=attempts, cache=cache, breaker=breaker
+    )
+    return Judgement(
+        judge=result.judge,
+        parse=result.verdict,
+        raw_replies=result.raw_replies,
+        failure=result.failure,
+        rebuilt=result.rebuilt,
+    )

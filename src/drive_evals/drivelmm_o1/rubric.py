@@ -5,6 +5,8 @@ loggable failure reason, and the caller decides whether to retry. It is never st
 (`ast.literal_eval` of the reply, evaluation_script.py at 338d6b3): what that accepts counts as it counts there,
 a Python-literal dict and a criterion outside 1-10 included (the latter flagged, see `RubricParse.out_of_range`);
 what it rejects (no dict, a missing criterion, a value that is not a number) is retried rather than guessed at.
+The reply is the judge's raw text: a `<think>` block in it is set aside (`without_think_blocks`), so a draft
+written inside one is never read as the verdict.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -27,6 +30,9 @@ MAX_JSON_CANDIDATES = 64
 MAX_LITERAL_CHARS = 20_000
 """Longest reply read with `ast.literal_eval` (the official parser); far above the judge's 500 tokens, and a
 bound on the parser's work and recursion on a runaway reply."""
+
+THINK_TAG = re.compile(r"<(/?)think>")
+"""The tags of a reasoning block a judge may write into its reply text (`<think>...</think>`, nestable)."""
 
 SCORE_SCALE = CRITERION_MAX
 """Scores are divided by this to map the 1-10 scale into (0, 1]."""
@@ -62,8 +68,9 @@ class RubricParse:
 def parse_judge_reply(text: str) -> RubricParse:
     """Read the twelve criteria (and the judge's Overall Score) from a judge reply; never raises.
 
-    The first JSON object that decodes is used, wherever it is: alone, inside prose, or in a ```json fence;
-    else the whole reply read as a Python literal, as the official script reads it (single quotes, `True`).
+    The first JSON object that decodes outside any `<think>` block is used, wherever it is: alone, inside prose,
+    or in a ```json fence; else the whole reply read as a Python literal, as the official script reads it (single
+    quotes, `True`).
     `Commonsense Reasoning` (the prompt's wording) is read as `Commonsense`; the schema key wins if both are given.
     Each criterion must be a finite number (int or float, not a boolean). A value outside [1, 10] is kept as given
     and listed in `out_of_range`. Numeric strings such as `"7.5"` are rejected: the official mean of such values
@@ -71,9 +78,10 @@ def parse_judge_reply(text: str) -> RubricParse:
     """
     if not text.strip():
         return RubricParse(error=EMPTY)
-    obj = find_json_object(text)
+    visible = without_think_blocks(text)
+    obj = find_json_object(visible)
     if obj is None:
-        obj = python_literal_dict(text)
+        obj = python_literal_dict(visible)
     if obj is None:
         return RubricParse(error=INVALID_JSON)
     values = _canonical_keys(obj)
@@ -89,6 +97,28 @@ def parse_judge_reply(text: str) -> RubricParse:
         reported_overall=overall,
         out_of_range={key: number for key, number in given.items() if not _in_range(number)},
     )
+
+
+def without_think_blocks(text: str) -> str:
+    """`text` with each closed `<think>...</think>` block (nested ones as one) blanked out, positions kept.
+
+    The official script's `ast.literal_eval` of the whole reply fails on any reply holding such a block (the item
+    is dropped); read leniently, as JSON inside prose is, the verdict is what stands outside the block. An
+    unclosed `<think>` is left as it is.
+    """
+    depth, start, spans = 0, 0, []
+    for tag in THINK_TAG.finditer(text):
+        if not tag.group(1):
+            if depth == 0:
+                start = tag.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, tag.end()))
+    for first, end in spans:
+        text = text[:first] + " " * (end - first) + text[end:]
+    return text
 
 
 def python_literal_dict(text: str) -> dict[str, object] | None:

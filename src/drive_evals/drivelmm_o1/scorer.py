@@ -43,6 +43,7 @@ from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.replies import (
     NO_CALL,
     REBUILT_STORE_KEY,
+    REPLY_REBUILT_KEY,
     REPLY_STORE_KEY,
     rebuilt_note,
     rebuilt_text,
@@ -86,6 +87,8 @@ def panel_entry(judgement: Judgement, with_scores: bool) -> dict[str, object]:
         entry["reported_overall"] = parse.reported_overall if parse else None
     if parse is None:
         entry["raw_replies"] = judgement.raw_replies
+    if judgement.rebuilt:
+        entry[REPLY_REBUILT_KEY] = judgement.rebuilt
     return entry
 
 

@@ -47,7 +47,7 @@ from drive_evals.viewer import replicate_tags, sample_list_view
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
 DRIVELMM_O1_TASK = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
 SCORER_NAME = DRIVELMM_O1_TASK.scorer
-TASK_VERSION = 5
+TASK_VERSION = 6
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 

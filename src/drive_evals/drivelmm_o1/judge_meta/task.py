@@ -39,7 +39,7 @@ from drive_evals.viewer import sample_list_view
 JUDGE_META_TASK = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer", benchmark=False)
 SCORER_NAME = JUDGE_META_TASK.scorer
 JUDGE_NEEDED_ADVICE = "This task evaluates the judge, so it cannot run without one: give it its key or bind another."
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 DEFAULT_RECORDS = 50
 """Records judged by default: 50 x 13 responses x 3 epochs = 1,950 judge calls (about 3.3M input tokens)."""
