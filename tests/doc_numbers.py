@@ -172,7 +172,7 @@ def judge_meta_runs(log_dir: Path) -> dict[str, JudgeRun]:
 
 def chance_table(runs: list[EvalLog]) -> list[str]:
     """The chance table of the SURDS docs, line by line: each metric's mean and sd over the seeds' runs."""
-    values = [metrics(log, SURDS.scorer) for log in runs]
+    values = [metrics(log, SURDS.scorer_name) for log in runs]
     lines = [CHANCE_HEADER[0].format(seeds=len(runs)), CHANCE_HEADER[1]]
     for name, expected in CHANCE_EXPECTED.items():
         column = [run[name] for run in values]
@@ -187,12 +187,12 @@ def chance_seed_passages(runs: list[EvalLog]) -> dict[str, Expected]:
 
 def chance_passages(runs: ChanceRuns) -> dict[str, Expected]:
     """The gap chance alone makes between normal and blind runs, its xy2d readings and DriveLMM-o1's judge tokens."""
-    surds_n, surds_b = metrics(runs.surds_normal, SURDS.scorer), metrics(runs.surds_blind, SURDS.scorer)
+    surds_n, surds_b = metrics(runs.surds_normal, SURDS.scorer_name), metrics(runs.surds_blind, SURDS.scorer_name)
     # The convention readings are computed from the samples, as `drive-evals report` does (not log metrics).
     surds_n.update(surds_diagnostics(read_eval_log_sample_summaries(runs.surds_normal.location)))
     drivelmm_o1_n, drivelmm_o1_b = (
-        metrics(runs.drivelmm_o1_normal, DRIVELMM_O1.scorer),
-        metrics(runs.drivelmm_o1_blind, DRIVELMM_O1.scorer),
+        metrics(runs.drivelmm_o1_normal, DRIVELMM_O1.scorer_name),
+        metrics(runs.drivelmm_o1_blind, DRIVELMM_O1.scorer_name),
     )
     assert drivelmm_o1_n["mcq_items"] == drivelmm_o1_b["mcq_items"]
     judge = runs.drivelmm_o1_normal.stats.role_usage[
@@ -221,7 +221,7 @@ def chance_passages(runs: ChanceRuns) -> dict[str, Expected]:
 def judge_meta_passages(runs: Mapping[str, JudgeRun]) -> dict[str, Expected]:
     """The meta-evaluation table of the mock judges and the chance judge, and the good judge's variant scores."""
     lines = ["| judge | " + " | ".join(META_COLUMNS) + " |", "|---|---|---|---|---|"]
-    values = {grader: metrics(runs[grader].log, DRIVELMM_O1_JUDGE.scorer) for _, grader in JUDGES}
+    values = {grader: metrics(runs[grader].log, DRIVELMM_O1_JUDGE.scorer_name) for _, grader in JUDGES}
     for label, grader in JUDGES:
         lines.append(f"| {label} | " + " | ".join(f"{values[grader][c]:.3f}" for c in META_COLUMNS) + " |")
     good = values["judge/good"]

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
+from types import SimpleNamespace
 
+import pytest
+
+from drive_evals import chance
 from drive_evals._registry import BENCHMARKS
-from drive_evals.chance import UNKNOWN_PROMPT_REPLY, UNKNOWN_SCHEMA_REPLY, answer, judge_reply
+from drive_evals.benchmark import SuiteTask
+from drive_evals.chance import UNKNOWN_PROMPT_REPLY, UNKNOWN_SCHEMA_REPLY, answer, judge_reply, running_benchmark
 from drive_evals.drivelmm_o1.chance import chance_answer as drivelmm_o1_answer
 from drive_evals.drivelmm_o1.chance import chance_verdict
 from drive_evals.drivelmm_o1.prompts import CRITERIA, MODEL_PROMPT, OVERALL_SCORE_KEY
 from drive_evals.surds.chance import chance_answer as surds_answer
 from drive_evals.surds.prompts import DEPTH_TEMPLATE, XY2D_TEMPLATE
 from drive_evals.surds.rules import IMAGE_HEIGHT, IMAGE_WIDTH
+from drive_evals.vladbench.benchmark import VLADBENCH
 
 DEPTH_PROMPT = DEPTH_TEMPLATE.format("the white car", "3 m", "10 m", "25 m")
 XY2D_PROMPT = XY2D_TEMPLATE.format("the white car")
@@ -59,3 +66,17 @@ def test_a_judge_verdict_covers_the_schema_in_range_with_the_mean_as_overall() -
     assert scores[OVERALL_SCORE_KEY] == round(sum(criteria) / len(criteria), 2)
     assert chance_verdict({"properties": {"label": {}}}, random.Random(0)) is None
     assert judge_reply({"properties": {"label": {}}}, random.Random(0), BENCHMARKS) == UNKNOWN_SCHEMA_REPLY
+
+
+def test_the_running_sample_decides_which_benchmark_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """VLADBench's answerer claims any "Answer 'yes' or 'no'" prompt; a later benchmark's sample asking one still
+    gets its own benchmark's answer, not VLADBench's."""
+    prompt = "Is the light red? Answer 'yes' or 'no'."
+    later = dataclasses.replace(
+        VLADBENCH, task=SuiteTask("new_bench", scorer=VLADBENCH.task.scorer), chance=lambda _prompt, _rng: "mine"
+    )
+    benchmarks = [VLADBENCH, later]
+    assert answer(prompt, random.Random(0), running_benchmark(benchmarks)) in ("yes", "no")  # no sample: first claim
+    monkeypatch.setattr(chance, "sample_active", lambda: SimpleNamespace(task="drive_evals/new_bench"))
+    assert running_benchmark(benchmarks) == [later]
+    assert answer(prompt, random.Random(0), running_benchmark(benchmarks)) == "mine"

@@ -18,6 +18,8 @@ from inspect_ai.log import EvalLog
 from inspect_runs import eval_in_process, metrics, run_inspect
 from rich.console import Console
 
+from drive_evals._registry import BENCHMARKS
+from drive_evals.benchmark import Benchmark
 from drive_evals.cli import main
 from drive_evals.headline import headline_lines
 from drive_evals.precision import Z
@@ -26,7 +28,6 @@ from drive_evals.report.tables import estimate
 
 DOC = Path(__file__).parents[1] / "docs" / "console.md"
 SURDS, O1 = "drive_evals/surds", "drive_evals/drivelmm_o1"
-DRIVEBENCH, VLADBENCH = "drive_evals/drivebench", "drive_evals/vladbench"
 DEMO = {"data": "demo"}
 JUDGE = {"model_roles": {"grader": "chance/random"}}
 CAPTURE = re.compile(r"<!-- capture: (\S+) (\S+) -->\n```text\n(.*?)```", re.S)
@@ -45,7 +46,7 @@ def printed_lines(log: EvalLog) -> list[str]:
     for row in task_scores(log.results.scores):
         console.print(row)
     panel = [line.rstrip() for line in console.export_text().splitlines() if line.strip()]
-    run = run_of_log(log.location)
+    run = run_of_log(log.location, BENCHMARKS)
     assert run is not None
     return [*panel, *headline_lines(run)]
 
@@ -60,18 +61,30 @@ def assert_in_order(expected: list[str], capture: str, where: str) -> None:
         position = lines.index(line, position) + 1
 
 
+CAPTURED = sorted({task for task, _ in captures()}, key=[b.key for b in BENCHMARKS].index)
+"""The benchmarks docs/console.md shows a capture of (each in every display mode)."""
+
+
 @pytest.fixture(scope="module")
 def demo_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
+    """A chance run of each captured benchmark's demo data (judged ones with the chance judge)."""
     root = tmp_path_factory.mktemp("console")
     return {
-        SURDS: eval_in_process(SURDS, root / "surds", model="chance/random", task_args=DEMO),
-        O1: eval_in_process(O1, root / "o1", model="chance/random", task_args=DEMO, **JUDGE),
-        DRIVEBENCH: eval_in_process(DRIVEBENCH, root / "drivebench", model="chance/random", task_args=DEMO, **JUDGE),
-        VLADBENCH: eval_in_process(VLADBENCH, root / "vladbench", model="chance/random", task_args=DEMO),
+        b.task.qualified: eval_in_process(
+            b.task.qualified, root / b.key, model="chance/random", task_args=DEMO, **(JUDGE if b.judged else {})
+        )
+        for b in BENCHMARKS
+        if b.key in CAPTURED
     }
 
 
-@pytest.mark.parametrize("task", [SURDS, O1, DRIVEBENCH, VLADBENCH])
+def test_the_captures_are_of_registry_benchmarks_in_every_display_mode() -> None:
+    found = captures()
+    assert {SURDS.split("/")[1], O1.split("/")[1]} <= set(CAPTURED)
+    assert {(task, mode) for task in CAPTURED for mode in ("rich", "plain", "none")} == set(found)
+
+
+@pytest.mark.parametrize("task", [f"drive_evals/{name}" for name in CAPTURED])
 def test_the_docs_show_what_the_console_prints(demo_logs: dict[str, EvalLog], task: str) -> None:
     found = captures()
     name = task.split("/")[1]
@@ -97,7 +110,7 @@ def test_a_limit_run_prints_no_surds_headline(tmp_path: Path) -> None:
     assert math.isnan(values["overall"]), "a headline over 3 of 6 subsets"
     assert all(math.isnan(values[s]) for s in ("distance", "left_right", "front_behind"))
     assert "overall_stderr" not in values
-    run = run_of_log(log.location)
+    run = run_of_log(log.location, BENCHMARKS)
     assert run is not None
     lines = headline_lines(run)
     assert "partial run: 3 of 96 samples" in lines[0]
@@ -109,7 +122,7 @@ def test_stderr_is_absent_where_the_report_prints_no_interval(demo_logs: dict[st
     (`--limit 1`, one frame): no standard error at all (each used to print 0.000)."""
     values = metrics(demo_logs[O1], "drivelmm_o1_scorer")
     assert "reasoning_score_stderr" not in values and "judge_overall_stderr" not in values
-    run = run_of_log(demo_logs[O1].location)
+    run = run_of_log(demo_logs[O1].location, BENCHMARKS)
     assert run is not None and estimate(run, "reasoning_score").interval == (0.0, 1.0)
     one_frame = eval_in_process(O1, tmp_path, model="chance/random", task_args=DEMO, limit=1, **JUDGE)
     assert not [name for name in metrics(one_frame, "drivelmm_o1_scorer") if name.endswith("_stderr")]
@@ -119,7 +132,7 @@ def test_stderr_never_claims_more_precision_than_the_report(demo_logs: dict[str,
     """Mean +/- 1.96 SE spans at least the report's 95% interval (the CR2 SE, raised to the interval's half-width)."""
     for task, metric in ((SURDS, "overall"), (O1, "mcq_accuracy")):
         log = demo_logs[task]
-        run = run_of_log(log.location)
+        run = run_of_log(log.location, BENCHMARKS)
         assert run is not None and log.results is not None
         interval = estimate(run, metric).interval
         assert interval is not None
@@ -128,12 +141,14 @@ def test_stderr_never_claims_more_precision_than_the_report(demo_logs: dict[str,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", [SURDS, O1, DRIVEBENCH, VLADBENCH])
-def test_the_live_progress_metric_is_never_contradicted(tmp_path: Path, task: str) -> None:
+@pytest.mark.parametrize("benchmark", BENCHMARKS, ids=lambda b: b.key)
+def test_the_live_progress_metric_is_never_contradicted(tmp_path: Path, benchmark: Benchmark) -> None:
     """The progress line's metric is `n/a` while samples run, or the final value: on main it ended on SURDS's 0.01
     (running units counted as missing replies, 0) and DriveLMM-o1's 0.58 (computed before the last samples)."""
-    roles = ["--model-role", "grader=chance/random"] if task in (O1, DRIVEBENCH) else []
-    result = run_inspect(["eval", task, "--model", "chance/random", "-T", "data=demo", *roles], tmp_path / "logs")
+    roles = ["--model-role", "grader=chance/random"] if benchmark.judged else []
+    result = run_inspect(
+        ["eval", benchmark.task.qualified, "--model", "chance/random", "-T", "data=demo", *roles], tmp_path / "logs"
+    )
     rows = PROGRESS.findall(result.stdout)
     assert rows, result.stdout
     final = {line.split()[0]: line.split()[1] for line in result.stdout.splitlines() if len(line.split()) == 2}
@@ -150,6 +165,6 @@ def test_drive_evals_run_ends_on_the_merged_runs_headline(tmp_path: Path, capsys
     args = ["run", SURDS, "--processes", "2", "--log-dir", str(tmp_path), "--merge-only"]
     assert main(args) == 0
     printed = capsys.readouterr().out.splitlines()
-    run = run_of_log(str(tmp_path / "merged.eval"))
+    run = run_of_log(str(tmp_path / "merged.eval"), BENCHMARKS)
     assert run is not None
     assert printed[-2:] == headline_lines(run) and printed[-1].startswith("  overall  8.3 ["), printed

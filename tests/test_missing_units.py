@@ -16,6 +16,7 @@ from inspect_ai.model import ChatMessage, ContentImage, GenerateConfig, ModelAPI
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import QUIET, eval_in_process, metrics
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.data import open_snapshot
 from drive_evals.report.write import write_report
 from drive_evals.started_samples import missing_from_log, missing_warning
@@ -82,7 +83,7 @@ def test_surds_errored_units_count_as_missing_replies_until_retried(tmp_path: Pa
         recompute_metrics(log)
     assert metrics(log, "surds_scorer")["overall"] == pytest.approx(0.75)
     # The report counts them too: a `missing` column, and the same planned-unit headline.
-    write_report(tmp_path, tmp_path / "report")
+    write_report(tmp_path, tmp_path / "report", BENCHMARKS)
     with (tmp_path / "report" / "surds-scores.csv").open(encoding="utf-8") as handle:
         (row,) = [row for row in csv.DictReader(handle) if row["source"] == "log"]
     assert (int(row["units"]), int(row["missing"])) == (16, FAILING_UNITS)
@@ -132,9 +133,9 @@ def test_drivelmm_o1_coverage_counts_errored_samples(tmp_path: Path) -> None:
     assert sum(s.error is not None for s in log.samples) == FAILING_UNITS
     found = metrics(log, "drivelmm_o1_scorer")
     assert found["judge_coverage"] == pytest.approx((planned - FAILING_UNITS) / planned)  # 1.0 before this change
-    assert found["missing_samples"] == FAILING_UNITS
+    assert found["missing_units"] == FAILING_UNITS
 
     Switch.failing = False
     (retried,) = eval_retry(log.location, log_dir=str(tmp_path / "retry"), **QUIET)
     found = metrics(retried, "drivelmm_o1_scorer")
-    assert found["judge_coverage"] == 1.0 and "missing_samples" not in found  # logged only when some are missing
+    assert found["judge_coverage"] == 1.0 and "missing_units" not in found  # logged only when some are missing

@@ -26,6 +26,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import eval_in_process, metrics
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.data import open_snapshot
 from drive_evals.replies import NO_CALL, REPLIES_REBUILT, REPLY_REBUILT_KEY, THINK_TAG_SOURCE
 from drive_evals.report.write import write_report
@@ -108,7 +109,7 @@ def test_surds_counts_rebuilt_replies_in_the_log_and_the_report(tmp_path: Path) 
     assert found[REPLIES_REBUILT] == SPLIT_UNITS
     assert found["depth"] == 1.0, "the rebuild puts the think block back before the answer: the same score here"
 
-    write_report(tmp_path, tmp_path / "report")
+    write_report(tmp_path, tmp_path / "report", BENCHMARKS)
     with (tmp_path / "report" / "surds-scores.csv").open(encoding="utf-8") as handle:
         rows = [row for row in csv.DictReader(handle) if row["source"] == "log"]
     assert sorted(int(row["rebuilt"]) for row in rows) == [0, SPLIT_UNITS]

@@ -14,6 +14,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput,
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_runs import QUIET, all_metrics, sample_score_values
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.cli import main
 from drive_evals.cli.merge import MERGED_FROM_KEY, MergeError, merge_shards
@@ -33,9 +34,9 @@ SURDS_SUBSETS = "yaw,xy2d,distance"
 def test_a_bad_shard_fails_before_any_download(value: object) -> None:
     # default data is the Hugging Face hub, unreachable here: the error must come before any download
     with pytest.raises(ParameterError, match="shard="):
-        surds(shard=value)  # type: ignore[arg-type]
+        surds(shard=value)
     with pytest.raises(ParameterError, match="shard="):
-        drivelmm_o1(shard=value, judge=False)  # type: ignore[arg-type]
+        drivelmm_o1(shard=value, judge=False)
 
 
 def test_more_shards_than_clusters_is_refused_in_words_drive_evals_run_reads() -> None:
@@ -115,7 +116,7 @@ def test_merge_refuses_what_is_not_one_complete_run(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="not a shard"):
         merge_shards([one.location, whole.location], out)
     assert not out.exists()
-    runs, notes = load_runs(tmp_path / "a")
+    runs, notes = load_runs(tmp_path / "a", BENCHMARKS)
     assert runs == [] and all("merge-shards" in note for note in notes) and len(notes) == 2
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -11,10 +13,11 @@ from inspect_ai._util.registry import is_registry_object, registry_info
 import drive_evals
 from drive_evals import _registry
 from drive_evals._registry import BENCHMARKS, TASKS, benchmark_tasks, find_task
-from drive_evals.benchmark import PACKAGE, SuiteTask
+from drive_evals.benchmark import PACKAGE, Benchmark, SuiteTask
 from drive_evals.cli import main
 from drive_evals.errors import ParameterError
 from drive_evals.suite import register, task_functions
+from drive_evals.surds.scorer import surds_scorer
 
 SOURCE = Path(drive_evals.__file__).parent
 TESTS = Path(__file__).parent
@@ -35,7 +38,9 @@ def test_every_declared_task_is_registered_and_loaded_by_inspects_entry_point() 
 
 
 def test_the_registry_lists_each_benchmark_then_its_meta_evaluations() -> None:
-    assert [task.name for task in TASKS] == ["surds", "drivelmm_o1", "drivelmm_o1_judge", "drivebench", "vladbench"]
+    expected = [name for b in BENCHMARKS for name in (b.key, *(meta.name for meta in b.meta_tasks))]
+    assert [task.name for task in TASKS] == expected
+    assert [task.name for task in TASKS][:2] == ["surds", "drivelmm_o1"]  # the order help and the report show
     assert benchmark_tasks() == tuple(benchmark.task for benchmark in BENCHMARKS)
 
 
@@ -49,7 +54,7 @@ def test_a_task_registers_only_under_its_own_name() -> None:
     def stray() -> None: ...
 
     with pytest.raises(ValueError, match="on a function named 'stray'"):
-        register(SuiteTask("surds", scorer="surds_scorer"))(stray)
+        register(SuiteTask("surds", scorer=surds_scorer))(stray)
     assert "stray" not in task_functions()
 
 
@@ -65,13 +70,13 @@ def test_the_command_help_names_the_tasks_the_registry_declares(
 ) -> None:
     """A task added to the registry appears in every help that lists tasks; a judge meta-evaluation only where
     every task is taken (`describe`), not where a model is evaluated (`estimate`, `run`)."""
-    added, meta = SuiteTask("new_bench", scorer="new_scorer"), SuiteTask("new_meta", "meta_scorer", benchmark=False)
+    added, meta = SuiteTask("new_bench", scorer=surds_scorer), SuiteTask("new_meta", surds_scorer, benchmark=False)
+    evaluated = ", ".join(task.qualified for task in benchmark_tasks())
     monkeypatch.setattr(_registry, "TASKS", (*TASKS, added, meta))
-    listed = "surds, drivelmm_o1, drivelmm_o1_judge, drivebench, vladbench, new_bench or new_meta"
+    listed = ", ".join(task.name for task in TASKS) + ", new_bench or new_meta"
     assert listed in command_help("describe", capsys)
     for command in ("estimate", "run"):
-        names = "drive_evals/surds, drive_evals/drivelmm_o1, drive_evals/drivebench, drive_evals/vladbench or "
-        names += "drive_evals/new_bench"
+        names = evaluated + " or drive_evals/new_bench"
         assert f"TASK {names}" in command_help(command, capsys), command
 
 
@@ -109,3 +114,29 @@ def test_no_test_imports_a_script_from_tools() -> None:
         if module.split(".")[0] in scripts
     ]
     assert scripts and imports == []
+
+
+README = Path(__file__).parents[1] / "README.md"
+GUIDE = Path(__file__).parents[1] / "docs" / "adding-a-benchmark.md"
+TABLE_ROW = re.compile(r"^\| `(drive_evals/\w+)` \|[^\n]*\| `(\w+)` \|$", re.M)
+FIELD_ROW = re.compile(r"^\| `(\w+)`(?:, `(\w+)`)? \|", re.M)
+
+
+def test_the_readme_table_lists_every_task_with_its_headline() -> None:
+    rows = dict(TABLE_ROW.findall(README.read_text(encoding="utf-8")))
+    assert list(rows) == [task.qualified for task in benchmark_tasks()] + [
+        meta.qualified for b in BENCHMARKS for meta in b.meta_tasks
+    ]
+    for benchmark in BENCHMARKS:
+        assert rows[benchmark.task.qualified] == benchmark.headline, benchmark.key
+
+
+def test_every_benchmark_has_its_docs_page() -> None:
+    for benchmark in BENCHMARKS:
+        assert (GUIDE.parent / f"{benchmark.key}.md").is_file(), benchmark.key
+
+
+def test_the_guides_field_table_names_every_benchmark_field() -> None:
+    section = GUIDE.read_text(encoding="utf-8").split("## The `Benchmark` value", 1)[1].split("\n## ", 1)[0]
+    documented = [name for row in FIELD_ROW.findall(section) for name in row if name and name != "field"]
+    assert sorted(documented) == sorted(field.name for field in dataclasses.fields(Benchmark))

@@ -135,7 +135,7 @@ def test_surds_truncated_units(
     cut = next(s for s in log.samples if s.id == CUT_PAIR)
     assert cut.store["surds_truncated"] == [True, False]
     assert "Prompt 1/2 stopped at the output token limit" in (cut.scores or {})[SURDS_SCORER].explanation  # type: ignore[operator]
-    warnings = [r.getMessage() for r in caplog.records if r.name == "drive_evals.truncation"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "drive_evals.run_end"]
     assert len(warnings) == 1 and "75.0% of samples" in warnings[0] and "--max-tokens" in warnings[0]
 
 
@@ -147,7 +147,7 @@ def test_no_warning_at_or_below_one_percent(
         log = run_surds(fake_model_server, OPENAI_MODEL, tmp_path)
     assert "truncated_rate" not in metrics(log, SURDS_SCORER)
     assert truncation_warning(log) is None
-    assert not [r for r in caplog.records if r.name == "drive_evals.truncation"]
+    assert not [r for r in caplog.records if r.name == "drive_evals.run_end"]
 
 
 def test_drivelmm_o1_truncated_response(fake_model_server: FakeModelServer, tmp_path: Path) -> None:

@@ -44,6 +44,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
+from drive_evals._registry import BENCHMARKS
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the per-benchmark generators beside this file
 from demo_drivebench import write_drivebench
 from demo_vladbench import write_vladbench
@@ -1161,15 +1163,24 @@ def write_drivelmm(out: Path) -> None:
     (out / "DriveLMMo1_TEST.json").write_text(text, encoding="utf-8")
 
 
+TOOL_WRITERS: dict[str, Callable[[Path], None]] = {
+    "surds": write_surds,
+    "drivelmm_o1": write_drivelmm,
+    "drivebench": write_drivebench,
+    "vladbench": write_vladbench,
+}
+"""The demo makers that live here; a later benchmark's lives in its package, as its `Benchmark.demo`."""
+
+
 def generate(out: Path) -> None:
-    """Regenerate the demo datasets under `out`, replacing earlier output so no stale file survives."""
-    writers = (
-        ("surds", write_surds),
-        ("drivelmm_o1", write_drivelmm),
-        ("drivebench", write_drivebench),
-        ("vladbench", write_vladbench),
-    )
+    """Regenerate every registry benchmark's demo data under `out`, replacing earlier output so no stale file
+    survives."""
+    writers = [(b.key, b.demo or TOOL_WRITERS.get(b.key)) for b in BENCHMARKS]
+    missing = [name for name, writer in writers if writer is None]
+    if missing:
+        raise SystemExit(f"no demo maker for {', '.join(missing)}: give its Benchmark a `demo` writer")
     for name, writer in writers:
+        assert writer is not None
         target = out / name
         if target.exists():
             shutil.rmtree(target)

@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.report import write_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,7 +111,7 @@ def main() -> int:
         cwd = Path.cwd()
         os.chdir(ROOT)
         try:
-            files = write_report(log_root, Path(scratch) / "report" if args.check else REPORT_DIR)
+            files = write_report(log_root, Path(scratch) / "report" if args.check else REPORT_DIR, BENCHMARKS)
         finally:
             os.chdir(cwd)
         report = (ROOT / files.markdown).read_text(encoding="utf-8")

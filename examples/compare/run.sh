@@ -24,9 +24,11 @@ while IFS= read -r line; do
   [[ -z "${line// }" || "$line" == \#* ]] || specs+=(--model-spec "$line")
 done <"$models"
 
-# One grader role serves both judged benchmarks: DriveLMM-o1's official judge is gpt-4o-mini, DriveBench's is
-# gpt-3.5-turbo (docs/drivebench.md); to judge each with its own, run them as two eval-sets with their own GRADER.
-benchmarks=(drive_evals/surds drive_evals/drivelmm_o1 drive_evals/drivebench drive_evals/vladbench)
+# One grader role serves every judged benchmark (DriveLMM-o1's official judge is gpt-4o-mini, DriveBench's is
+# gpt-3.5-turbo: docs/drivebench.md); to judge each with its own, run them as eval-sets with their own GRADER.
+# Every benchmark of the registry, as `drive-evals run` lists them (BENCHMARKS="drive_evals/surds ..." picks some).
+read -r -a benchmarks <<<"${BENCHMARKS:-$(python -c 'from drive_evals._registry import benchmark_tasks as b
+print(" ".join(t.qualified for t in b()))')}"
 inspect eval-set "${benchmarks[@]}" "${specs[@]}" \
   --model-role "grader=$grader" --task-config "$tasks" --log-dir "$log_root/main" "$@"
 drive-evals report "$log_root" --out "${REPORT_DIR:-report/compare$suffix}"

@@ -6,7 +6,8 @@ package that imports one. Adding a benchmark adds its line to `BENCHMARKS` (docs
 """
 
 import drive_evals.model_names  # noqa: F401  (one line, not a traceback, for an unknown provider)
-from drive_evals.benchmark import Benchmark, SuiteTask, all_tasks
+from drive_evals import run_end
+from drive_evals.benchmark import Benchmark, SuiteTask, all_tasks, benchmark_of
 from drive_evals.chance import chance_model
 from drive_evals.drivebench.benchmark import DRIVEBENCH
 from drive_evals.drivebench.scorer import drivebench_scorer
@@ -34,6 +35,8 @@ TASKS: tuple[SuiteTask, ...] = all_tasks(BENCHMARKS)
 
 ChanceModel = chance_model(BENCHMARKS)
 """`--model chance/random`: answers each benchmark's prompts as its `chance` answerer does."""
+
+run_end.report_on(BENCHMARKS)  # `inspect eval` ends on the headline of each benchmark log
 
 route_errors_to_stderr()  # Inspect has installed its exception hook by now; its console misses `--display none`
 
@@ -68,8 +71,4 @@ def find_task(name: str) -> SuiteTask:
 
 def benchmark_for(task: str) -> Benchmark | None:
     """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
-    return next((b for b in BENCHMARKS if task in b.task_names), None)
-
-
-# Last: the headline reads logs through the report, which imports this module's names.
-import drive_evals.headline  # noqa: E402, F401  (adds the end-of-run headline to `inspect eval`)
+    return benchmark_of(BENCHMARKS, task)

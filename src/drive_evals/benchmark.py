@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from inspect_ai._util.registry import registry_unqualified_name
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSampleSummary
 from inspect_ai.model import ChatMessage
-from inspect_ai.scorer import Score
+from inspect_ai.scorer import Score, Scorer
 
 PACKAGE = "drive_evals"
 """The prefix Inspect gives the tasks it loads through the entry point: `drive_evals/surds`."""
@@ -37,12 +38,18 @@ DEFAULT_GRADER_KEY = "default_grader"
 
 @dataclass(frozen=True)
 class SuiteTask:
-    """One `@task` of the suite: its function's name, the scorer whose results hold its headline, and whether it
-    evaluates a model (a benchmark) rather than a judge."""
+    """One `@task` of the suite: its function's name, the scorer whose results hold its headline (the `@scorer`
+    function itself, so its name cannot be misspelt), and whether it evaluates a model (a benchmark) rather than a
+    judge."""
 
     name: str
-    scorer: str
+    scorer: Callable[..., Scorer]
     benchmark: bool = True
+
+    @property
+    def scorer_name(self) -> str:
+        """The name Inspect logs the scorer's results under (`surds_scorer`)."""
+        return registry_unqualified_name(self.scorer)
 
     @property
     def qualified(self) -> str:
@@ -72,6 +79,9 @@ class UnitMetric:
     """Unit values can lie between 0 and 1 (judge scores, xy2d centerness), not only at 0 or 1: the interval is the
     betting interval, which holds whatever their distribution (`stats.intervals.mean_interval`; a mean over subsets
     keeps Korn-Graubard's)."""
+    demo: Callable[[Path], None] | None = None
+    """Writes the benchmark's demo data, in the official formats, into a folder (`tools/make_demo.py` calls it for
+    `src/drive_evals/demo/<key>/`). None for the four first benchmarks, whose makers live in `tools/`."""
     judged: bool = False
     """A judge model's score: its paired intervals carry the judge-score note (`report.judge_note`)."""
 
@@ -153,6 +163,9 @@ class ConsoleLine:
     meaning: str | Callable[[Mapping[str, float], Mapping[str, Any]], str]
     """What the number is, or a function of the log's metrics and the task's metadata that says it (an item count,
     a lenient reading, the planned subsets)."""
+    demo: Callable[[Path], None] | None = None
+    """Writes the benchmark's demo data, in the official formats, into a folder (`tools/make_demo.py` calls it for
+    `src/drive_evals/demo/<key>/`). None for the four first benchmarks, whose makers live in `tools/`."""
     judged: bool = False
     """Printed only when the run had a judge."""
 
@@ -233,6 +246,12 @@ class Benchmark:
     planned_groups_key: str | None = None
     """Task metadata key listing the groups the run planned: a `grouped` headline that lacks units of one of them is
     not reported (SURDS `overall` over a `--limit` run with only yaw units)."""
+    demo: Callable[[Path], None] | None = None
+    """Writes the benchmark's demo data, in the official formats, into a folder (`tools/make_demo.py` calls it for
+    `src/drive_evals/demo/<key>/`). None for the four first benchmarks, whose makers live in `tools/`."""
+    judged: bool = False
+    """Its scores come from a judge model in the grader role: runs with different judges are not comparable (the
+    report adds the judge to `comparability` and to the settings it shows)."""
     meta_tasks: tuple[SuiteTask, ...] = field(default=())
     """Other tasks of the package that evaluate a judge, not a model (DriveLMM-o1's judge meta-evaluation)."""
 
@@ -242,7 +261,8 @@ class Benchmark:
 
     @property
     def scorer(self) -> str:
-        return self.task.scorer
+        """The name of the scorer whose results the report reads."""
+        return self.task.scorer_name
 
     @property
     def task_names(self) -> frozenset[str]:
@@ -256,3 +276,8 @@ class Benchmark:
 def all_tasks(benchmarks: Sequence[Benchmark]) -> tuple[SuiteTask, ...]:
     """Every task of the benchmarks, each benchmark's own first, then its meta-evaluations."""
     return tuple(task for benchmark in benchmarks for task in (benchmark.task, *benchmark.meta_tasks))
+
+
+def benchmark_of(benchmarks: Sequence[Benchmark], task: str) -> Benchmark | None:
+    """The benchmark a log's task name belongs to; None for other tasks (judge meta-evaluations, ...)."""
+    return next((benchmark for benchmark in benchmarks if task in benchmark.task_names), None)

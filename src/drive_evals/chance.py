@@ -16,6 +16,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageUser,
@@ -39,6 +40,22 @@ UNKNOWN_PROMPT_REPLY = "No benchmark of drive_evals asks this prompt, so there i
 UNKNOWN_SCHEMA_REPLY = "{}"
 
 
+def running_benchmark(benchmarks: Sequence[Benchmark]) -> Sequence[Benchmark]:
+    """The benchmark of the sample this call is made for (its task, or one of its judge meta-evaluations), as the
+    one benchmark to ask; all of them outside a sample (`drive-evals estimate`, a direct call), first claim first.
+
+    Asked by sample, not by prompt: one benchmark's answerer may claim another's prompt (VLADBench's claims any
+    "Answer 'yes' or 'no'")."""
+    active = sample_active()
+    if active is None:
+        return benchmarks
+    for benchmark in benchmarks:
+        names = benchmark.task_names | {name for task in benchmark.meta_tasks for name in (task.name, task.qualified)}
+        if active.task in names:
+            return [benchmark]
+    return benchmarks
+
+
 def answer(prompt: str, rng: random.Random, benchmarks: Sequence[Benchmark]) -> str:
     """A random answer in the official format of the benchmark whose prompt this is (the first that claims it)."""
     for benchmark in benchmarks:
@@ -49,7 +66,7 @@ def answer(prompt: str, rng: random.Random, benchmarks: Sequence[Benchmark]) -> 
 
 
 def judge_reply(schema: dict[str, Any], rng: random.Random, benchmarks: Sequence[Benchmark]) -> str:
-    """A random in-range reply from the judge whose JSON schema this is."""
+    """A random in-range reply from the judge whose JSON schema this is (the first that claims it)."""
     for benchmark in benchmarks:
         reply = benchmark.chance_judge(schema, rng) if benchmark.chance_judge else None
         if reply is not None:
@@ -134,11 +151,12 @@ def chance_model(benchmarks: Sequence[Benchmark]) -> type[ModelAPI]:
         ) -> ModelOutput:
             text = prompt_text(input)
             rng = seeded_rng(self.seed if config.seed is None else config.seed, input)
+            asked = running_benchmark(benchmarks)
             if config.response_schema is not None and config.response_schema.json_schema is not None:
                 schema = config.response_schema.json_schema.model_dump(exclude_none=True)
-                completion = judge_reply(schema, rng, benchmarks)
+                completion = judge_reply(schema, rng, asked)
             else:
-                completion = answer(text, rng, benchmarks)
+                completion = answer(text, rng, asked)
             output = ModelOutput.from_content(model=self.model_name, content=completion)
             input_chars = sum(len(message.text) for message in input)
             output.usage = ModelUsage(

@@ -57,6 +57,8 @@ class Snapshot(Protocol):
     """A dataset snapshot on local disk, filled on demand with the files a run needs."""
 
     root: Path
+    fetched: dict[str, None]
+    """Every file `fetch` was asked for, in order: the task kit checks them against the root's manifest."""
 
     def fetch(self, files: Sequence[str]) -> None:
         """Make sure `files` (paths relative to the snapshot root) are on local disk, downloading if needed."""
@@ -71,9 +73,11 @@ class LocalSnapshot:
 
     root: Path
     source: str
+    fetched: dict[str, None] = field(default_factory=dict)
 
     def fetch(self, files: Sequence[str]) -> None:
         """Nothing to download: presence is checked by the benchmark's validation, which names missing files."""
+        self.fetched.update(dict.fromkeys(files))
 
     def provenance(self) -> dict[str, Any]:
         return {"source": self.source, "path": str(self.root)}
@@ -89,11 +93,13 @@ class HubSnapshot:
     commit: str | None = None
     unused_local: Path | None = None
     """The local reading of the `data` value, a directory that does not exist (None when it said `hf:`)."""
+    fetched: dict[str, None] = field(default_factory=dict)
 
     def fetch(self, files: Sequence[str]) -> None:
         from huggingface_hub import hf_hub_download
         from huggingface_hub.utils import tqdm
 
+        self.fetched.update(dict.fromkeys(files))
         missing = [name for name in dict.fromkeys(files) if self.commit is None or not (self.root / name).is_file()]
         if not missing:
             return
@@ -173,8 +179,10 @@ class ModelScopeSnapshot:
     repo_id: str
     revision: str | None
     root: Path = field(default=Path())
+    fetched: dict[str, None] = field(default_factory=dict)
 
     def fetch(self, files: Sequence[str]) -> None:
+        self.fetched.update(dict.fromkeys(files))
         try:
             from modelscope import dataset_snapshot_download
         except ImportError as error:

@@ -5,19 +5,18 @@ Inspect's results panel prints every metric as the log holds it: a fraction with
 `evals_df` and `drive-evals report` read; the papers print x100, and so does the report. These lines print the
 headline numbers as the report prints them (the same `estimate`: value x100 and 95% interval), say what each one
 is, and say why a run has none. `inspect eval` prints them after Inspect's panel (a hook at the end of the run, not
-under `--display none`; `drive_evals._registry` imports this module), `drive-evals run` after merging its shards.
+under `--display none`: `drive_evals.run_end`), `drive-evals run` after merging its shards.
 What the console shows: docs/console.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from drive_evals.benchmark import ConsoleLine
+from drive_evals.benchmark import Benchmark, ConsoleLine
 from drive_evals.precision import informative
 from drive_evals.report.runs import Run, run_of_log
 from drive_evals.report.tables import estimate, show_estimate
-from drive_evals.truncation import RUN_END_PRINTERS
 
 NAMED_GROUPS = 6
 """Absent groups named in the not-reported line; the rest are counted (VLADBench has 28 tasks)."""
@@ -76,12 +75,9 @@ def _absent_groups_rows(run: Run) -> list[tuple[str, str, str]] | None:
     return [(headline, "not reported", reason), *([("present", found, "")] if found else [])]
 
 
-def print_headlines(locations: Iterable[str]) -> None:
-    """Print the headline lines of every finished benchmark log among `locations` (other logs are skipped)."""
+def print_headlines(locations: Iterable[str], benchmarks: Sequence[Benchmark]) -> None:
+    """Print the headline lines of every finished log of `benchmarks` among `locations` (other logs are skipped)."""
     for location in locations:
-        run = run_of_log(location)
+        run = run_of_log(location, benchmarks)
         if run is not None:
             print("\n".join(headline_lines(run)), flush=True)
-
-
-RUN_END_PRINTERS.append(print_headlines)  # `inspect eval` ends on the headline (truncation.EndOfRunWarnings)

@@ -1,4 +1,4 @@
-"""The reply exactly as the provider returned it in its text channel, for both benchmarks; why it stopped.
+"""The reply exactly as the provider returned it in its text channel, for every benchmark; why it stopped.
 
 The official SURDS scorer and the official DriveLMM-o1 judge and MCQ rules read the model's raw output
 (`message.content`). Inspect's `ModelOutput` is not that text: on the OpenAI-compatible path (`openai/`,

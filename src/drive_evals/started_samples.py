@@ -129,8 +129,10 @@ def _running_ids(evals: set[str]) -> set[str]:
     return {str(active.sample.id) for active in active_samples() if active.eval_id in evals}
 
 
-MISSING_METRICS = ("missing_units", "missing_samples")
-"""The SURDS (and VLADBench) and DriveLMM-o1 metric that counts a run's errored units."""
+MISSING_UNITS = "missing_units"
+"""The metric that counts a run's errored units, the one name every benchmark logs it under."""
+MISSING_METRICS = (MISSING_UNITS, "missing_samples")
+"""`missing_units`, and `missing_samples`, its name in DriveLMM-o1 and DriveBench logs written before 2026-12."""
 
 
 def missing_warning(log: EvalLog) -> str | None:

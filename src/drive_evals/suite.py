@@ -39,4 +39,4 @@ def task_functions() -> dict[str, Callable[..., Any]]:
 def benchmark_scorers() -> frozenset[str]:
     """The loaded benchmarks' scorers (not a judge meta-evaluation's): their logs carry truncation and missing
     units. A run's own task is always loaded by the time its log is checked."""
-    return frozenset(task.scorer for task, _ in _loaded.values() if task.benchmark)
+    return frozenset(task.scorer_name for task, _ in _loaded.values() if task.benchmark)

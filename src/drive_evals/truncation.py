@@ -5,22 +5,17 @@ A completion that stops at `--max-tokens` is scored exactly as the official rule
 counts as truncated when any of its prompts stopped at the limit, valid or not: the rate says how often the limit
 was reached, the reason says why a unit is invalid (see docs/reasoning-models.md).
 
-The warning is an Inspect hook on `on_run_end`: metrics cannot print, and the task's own code has finished before
-its results exist. `on_run_end` receives every log of the run with its metrics, after the task summaries.
+The warning is printed by the end-of-run hook (`drive_evals.run_end`): metrics cannot print, and the task's own code
+has finished before its results exist.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Callable, Sequence
 
-from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
-from inspect_ai.util import display_type
 
-from drive_evals.started_samples import missing_warning
 from drive_evals.suite import benchmark_scorers
 
 TRUNCATED_REASON = "truncated"
@@ -32,11 +27,6 @@ WARN_ABOVE_RATE = 0.01
 """Warn at the end of a run when more than this share of its samples stopped at the token limit."""
 
 logger = logging.getLogger(__name__)
-
-RUN_END_PRINTERS: list[Callable[[Sequence[str]], None]] = []
-"""Called with the run's log locations at its end, before the warnings: `drive_evals.headline` adds its printer when
-imported (the registry imports it last). A list and not an import: the headline reads logs through the report,
-which imports the registry, which imports the tasks, which import this module."""
 
 
 def _truncated(score: SampleScore) -> float:
@@ -79,33 +69,3 @@ def truncation_warning(log: EvalLog) -> str | None:
             "docs/reasoning-models.md."
         )
     return None
-
-
-class EndOfRunWarnings(Hooks):
-    """Prints each benchmark log's headline (`drive_evals.headline`, not under `--display none`), then
-    `truncation_warning` and `started_samples.missing_warning` for each log of a finished run (other suites' logs
-    are left alone)."""
-
-    async def on_run_end(self, data: RunEnd) -> None:
-        if display_type() != "none":
-            for print_lines in RUN_END_PRINTERS:
-                print_lines([log.location for log in data.logs if log.location])
-        for log in data.logs:
-            for message in (truncation_warning(log), missing_warning(log)):
-                if message is not None:
-                    logger.warning(message)
-
-
-@functools.cache
-def enable_end_of_run_warnings() -> None:
-    """Register `EndOfRunWarnings` with Inspect, once per process; each drive_evals task calls this when built.
-
-    Not at import: Inspect imports installed packages' registries when any run starts and announces every hook it
-    finds (`hooks enabled: 1`) before anything else the run prints, parameter errors included, in runs of every
-    suite. Registered while a drive_evals task is built, the hook is silent until that run ends.
-    """
-    hooks(
-        name="drive_evals_end_of_run_warnings",
-        description="prints the headline at the end of a drive_evals run, and warns when over 1% of completions "
-        "hit --max-tokens or samples errored",
-    )(EndOfRunWarnings)

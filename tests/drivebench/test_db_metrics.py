@@ -51,7 +51,7 @@ def test_official_buckets_and_task_scores() -> None:
     assert out["judge_coverage"] == pytest.approx(7 / 8)
 
 
-def test_missing_samples_lower_coverage() -> None:
+def test_missing_units_lower_coverage() -> None:
     assert summarise(one_setting(), missing=2)["judge_coverage"] == pytest.approx(7 / 10)
 
 

@@ -42,7 +42,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> str:
             model_roles={"grader": "chance/random"},
             task_args={"data": "demo", "setting": setting},
         )
-    write_report(root / "logs", root / "out")
+    write_report(root / "logs", root / "out", BENCHMARKS)
     return (root / "out" / "report.md").read_text(encoding="utf-8")
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, EvalMetric, recompute_metrics, write_eval_log
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.report import write_report
 
 pytestmark = pytest.mark.slow  # reads the session's `inspect` subprocess runs (report_run)
@@ -49,7 +50,7 @@ def test_blind_run_beside_its_normal_run(tmp_path: Path, logs: dict[str, EvalLog
     write_eval_log(normal, str(log_dir / "normal.eval"))
     write_eval_log(blind_copy(normal), str(log_dir / "blind.eval"))
     write_eval_log(unknown, str(log_dir / "meta.eval"))
-    files = write_report(log_dir, tmp_path / "out")
+    files = write_report(log_dir, tmp_path / "out", BENCHMARKS)
     report = files.markdown.read_text(encoding="utf-8")
 
     scores = report.split("### Scores", 1)[1].split("###", 1)[0]

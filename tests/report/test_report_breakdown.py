@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, write_eval_log
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.data import demo_dir
 from drive_evals.report import write_report
 from drive_evals.stats.paired import paired_difference
@@ -319,7 +320,7 @@ def test_old_logs_give_what_their_metadata_has(tmp_path: Path, logs: dict[str, E
     (tmp_path / "logs").mkdir()
     write_eval_log(old, str(tmp_path / "logs" / "old.eval"))
     write_eval_log(new, str(tmp_path / "logs" / "new.eval"))
-    write_report(tmp_path / "logs", tmp_path / "out")
+    write_report(tmp_path / "logs", tmp_path / "out", BENCHMARKS)
     rows = read_csv(tmp_path / "out" / "surds-breakdown.csv")
     dimensions: dict[str, set[str]] = defaultdict(set)
     for row in rows:

@@ -9,6 +9,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, write_eval_log
 from inspect_runs import eval_in_process
 
+from drive_evals._registry import BENCHMARKS
 from drive_evals.report import write_report
 from drive_evals.report.breakdown import PAIRED_CSV_COLUMNS
 from drive_evals.report.tables import COMPARISON_CSV_COLUMNS
@@ -22,7 +23,7 @@ def surds_log(tmp_path: Path) -> EvalLog:
 
 
 def report_files(log_dir: Path, out: Path) -> dict[str, bytes]:
-    write_report(log_dir, out)
+    write_report(log_dir, out, BENCHMARKS)
     return {path.name: path.read_bytes() for path in out.glob("*.csv")}
 
 

@@ -102,5 +102,5 @@ def test_plots_and_files(report_run: Any) -> None:
 
 def test_cli_reports_an_empty_directory(tmp_path: Path, capsys: Any) -> None:
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
-    assert "no finished SURDS or DriveLMM-o1 logs" in capsys.readouterr().err
+    assert "no finished logs of SURDS, DriveLMM-o1, DriveBench, VLADBench" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing")]) == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, write_eval_log
 from inspect_runs import eval_in_process
 
-from drive_evals._registry import benchmark_for
+from drive_evals._registry import BENCHMARKS, benchmark_for
 from drive_evals.report import write_report
 from drive_evals.report.compare import build_view
 from drive_evals.report.runs import load_runs
@@ -37,7 +37,7 @@ def test_other_task_version_is_flagged_and_never_paired(tmp_path: Path) -> None:
     write_eval_log(renamed(log, "chance/same-version"), str(log_dir / "b.eval"))
     write_eval_log(renamed(log, "chance/newer-version", NEWER), str(log_dir / "c.eval"))
 
-    runs, _ = load_runs(log_dir)
+    runs, _ = load_runs(log_dir, BENCHMARKS)
     benchmark = benchmark_for(TASK)
     assert benchmark is not None
     view = build_view(benchmark, runs)
@@ -45,5 +45,5 @@ def test_other_task_version_is_flagged_and_never_paired(tmp_path: Path) -> None:
     paired = {frozenset((c.a.model, c.b.model)) for c in view.comparisons}
     assert paired == {frozenset(("chance/random", "chance/same-version"))}, "same-version runs are still paired"
 
-    report = write_report(log_dir, tmp_path / "out").markdown.read_text(encoding="utf-8")
+    report = write_report(log_dir, tmp_path / "out", BENCHMARKS).markdown.read_text(encoding="utf-8")
     assert f"no: task version={NEWER} (main group: {TASK_VERSION})" in report

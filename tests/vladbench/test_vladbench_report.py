@@ -7,7 +7,7 @@ from pathlib import Path
 from inspect_ai.scorer import Score
 from inspect_runs import eval_in_process
 
-from drive_evals._registry import benchmark_for
+from drive_evals._registry import BENCHMARKS, benchmark_for
 from drive_evals.report import write_report
 from drive_evals.vladbench.benchmark import VLADBENCH
 from drive_evals.vladbench.outcomes import FULL, NONE, PARTIAL, outcomes
@@ -15,7 +15,7 @@ from drive_evals.vladbench.outcomes import FULL, NONE, PARTIAL, outcomes
 
 def test_report_shows_official_tables_and_paper_rows(tmp_path: Path) -> None:
     eval_in_process("drive_evals/vladbench", tmp_path / "logs", model="chance/random", task_args={"data": "demo"})
-    files = write_report(tmp_path / "logs", tmp_path / "report")
+    files = write_report(tmp_path / "logs", tmp_path / "report", BENCHMARKS)
     text = files.markdown.read_text(encoding="utf-8")
     assert "## VLADBench" in text and "### Official scores" in text and "### Tasks" in text
     assert "| paper: Qwen2.5-VL 72B | 58.00 |" in text  # Table 4's total

@@ -43,7 +43,7 @@ def add_report_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     parser = subparsers.add_parser(
         "report",
         help="compare models across the logs in a directory (tables, paired tests, plots)",
-        description="Read every SURDS and DriveLMM-o1 log under LOG_DIR and write report.md, a self-contained "
+        description="Read every benchmark log under LOG_DIR and write report.md, a self-contained "
         "report.html, CSV tables and PNG plots comparing the models, with paired tests between them.",
     )
     parser.add_argument("log_dir", metavar="LOG_DIR", help="directory of Inspect logs (searched recursively)")
@@ -55,7 +55,7 @@ def _report(args: argparse.Namespace) -> int:
     from drive_evals.report import NoRunsError, write_report
 
     try:
-        files = write_report(args.log_dir, args.out)
+        files = write_report(args.log_dir, args.out, _registry.BENCHMARKS)
     except NoRunsError as error:
         print(f"drive-evals report: {error}", file=sys.stderr)
         return 1
@@ -229,7 +229,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"drive-evals run: {error}", file=sys.stderr)
         return 2
     if status == 0:  # the run ends on the merged run's headline, as `inspect eval` does on its own
-        print_headlines([str(out or log_dir / MERGED_NAME)])
+        print_headlines([str(out or log_dir / MERGED_NAME)], _registry.BENCHMARKS)
     return status
 
 

@@ -29,7 +29,9 @@ def add_manifest_command(subparsers: argparse._SubParsersAction[argparse.Argumen
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     write = actions.add_parser("write", help="hash the data files into DIR/" + MANIFEST_NAME)
-    write.add_argument("root", metavar="DIR", type=Path, help="SURDS snapshot root or nuScenes root")
+    write.add_argument(
+        "root", metavar="DIR", type=Path, help="a benchmark's data root (a snapshot folder, or the nuScenes root)"
+    )
     only = write.add_mutually_exclusive_group()
     for key, walk in WALKS.items():
         only.add_argument(walk.option, dest=key, metavar=walk.metavar, type=Path, help=walk.help)

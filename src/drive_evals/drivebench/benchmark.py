@@ -132,6 +132,7 @@ DRIVEBENCH = Benchmark(
     ),
     paired=(GPT_SCORE, *TASK_GPT, MCQ_ACCURACY),
     comparability=("image_size",),
+    judged=True,
     reference_source="DriveBench README, Benchmark Study table, Clean columns (GPT score x100; paper PDF not checked)",
     references=(
         _readme("GPT-4o", 35.37, 51.30, 75.75, 45.40),

@@ -32,7 +32,7 @@ from drive_evals.drivebench.language import language_scores
 from drive_evals.drivebench.records import TASKS
 from drive_evals.drivebench.settings import CLEAN
 from drive_evals.precision import reported_stderr
-from drive_evals.started_samples import missing_units, running
+from drive_evals.started_samples import MISSING_UNITS, missing_units, running
 from drive_evals.stats.clustered import clustered_stderr, equal_group_mean
 
 GPT = "gpt"
@@ -51,7 +51,6 @@ GPT_SCORE = "gpt_score"
 MCQ_ACCURACY = "mcq_accuracy"
 MCQ_ACCURACY_CORRECTED = "mcq_accuracy_corrected"
 JUDGE_COVERAGE = "judge_coverage"
-MISSING_SAMPLES = "missing_samples"
 OFFICIAL_BUCKETS = ("perception MCQ", "perception VQA", "prediction VQA", "planning VQA", "behavior MCQ")
 MCQ_BUCKETS = ("perception MCQ", "behavior MCQ")
 YES_NO_BUCKET = "prediction yes/no"
@@ -209,7 +208,7 @@ def summarise(rows: Sequence[Row], missing: int = 0) -> dict[str, float]:
     out[JUDGE_COVERAGE] = sum(judged) / planned if judged and planned else math.nan
     out[f"{OUT_OF_RANGE}_count"] = sum(r.value(OUT_OF_RANGE) > 0 for r in rows)
     out[f"{MCQ_EMPTY_MATCH}_count"] = sum(r.value(MCQ_EMPTY_MATCH) > 0 for r in rows)
-    out[MISSING_SAMPLES] = missing
+    out[MISSING_UNITS] = missing
     settings = list(dict.fromkeys(str(r.meta.get("setting")) for r in rows))
     if len(settings) == 1:
         out.update(language_numbers(rows))

@@ -3,17 +3,13 @@ inputs, scored as the official toolkit scores them."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task, task
-from inspect_ai.log import HeadlineMetric
+from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.benchmark import DEFAULT_GRADER_KEY, JUDGE_ENABLED_KEY, SuiteTask
-from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivebench.context import judge_descriptions, load_descriptions, resolve_description_file
 from drive_evals.drivebench.dataset import HF_DATASET, HF_REVISION, load_drivebench, parse_image_size
 from drive_evals.drivebench.judge import DEFAULT_GRADER, JUDGE_ATTEMPTS, graders, preflight_graders
@@ -31,21 +27,24 @@ from drive_evals.drivebench.records import DBRecord
 from drive_evals.drivebench.scorer import drivebench_scorer
 from drive_evals.drivebench.settings import parse_settings
 from drive_evals.drivebench.solver import official_prompt
-from drive_evals.endpoints import check_task_endpoints
-from drive_evals.errors import route_errors_to_stderr
-from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
-from drive_evals.params import flag, optional_text, reject_unknown, text, whole
-from drive_evals.replies import generate_raw_reply
-from drive_evals.shard import parse_shard
-from drive_evals.started_samples import StartedSamples, record_start
-from drive_evals.suite import register
-from drive_evals.truncation import enable_end_of_run_warnings
-from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
-from drive_evals.viewer import replicate_tags, sample_list_view
+from drive_evals.kit import (
+    DEFAULT_GRADER_KEY,
+    DEFAULT_JUDGE_ERROR_LIMIT,
+    JUDGE_ENABLED_KEY,
+    DataWarnings,
+    JudgeBreaker,
+    SampleColumns,
+    SuiteArgs,
+    SuiteTask,
+    flag,
+    make_task,
+    optional_text,
+    stop_when_judge_down,
+    suite_task,
+    whole,
+)
 
-logger = logging.getLogger(__name__)
-DRIVEBENCH_TASK = SuiteTask("drivebench", scorer="drivebench_scorer")
-SCORER_NAME = DRIVEBENCH_TASK.scorer
+DRIVEBENCH_TASK = SuiteTask("drivebench", scorer=drivebench_scorer)
 TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 DESCRIPTION_KEY = "judge_description"
@@ -65,11 +64,9 @@ def description_metadata(
     return describe
 
 
-@register(DRIVEBENCH_TASK)
-@task
+@suite_task(DRIVEBENCH_TASK, data=HF_DATASET, revision=HF_REVISION, blind=False)
 def drivebench(
-    data: str = HF_DATASET,
-    revision: str | None = HF_REVISION,
+    suite: SuiteArgs,
     setting: str | list[str] = "clean",
     nuscenes_root: str | None = None,
     corruption_root: str | None = None,
@@ -78,8 +75,6 @@ def drivebench(
     judge: bool = True,
     judge_attempts: int = JUDGE_ATTEMPTS,
     judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
-    shard: str | None = None,
-    **kwargs: object,
 ) -> Task:
     """DriveBench: DriveLM-nuScenes questions (perception, prediction, planning, behavior) under 17 input settings.
 
@@ -102,62 +97,47 @@ def drivebench(
         judge_error_limit: Consecutive judge API errors that stop the run.
         shard: `i/n` runs part i of n (counted from 1), split by scene; `drive-evals merge-shards` joins the logs.
     """
-    route_errors_to_stderr()
-    reject_unknown(drivebench, kwargs)
     settings = parse_settings(setting)
     size = parse_image_size(image_size)
     judge = flag("judge", judge)
     breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
     judge_attempts = whole("judge_attempts", judge_attempts, 1)
-    data, revision = text("data", data), optional_text("revision", revision)
-    part = parse_shard(shard)
     judges = preflight_graders() if judge else []
-    enable_end_of_run_warnings()
     warnings = DataWarnings("DriveBench")
     found: dict[str, str] = {}
     describe = description_metadata(optional_text("visual_description", visual_description), warnings, found)
     built = load_drivebench(
-        data,
-        revision,
+        suite.data,
+        suite.revision,
         settings,
         optional_text("nuscenes_root", nuscenes_root),
         optional_text("corruption_root", corruption_root),
         size,
-        part,
+        suite.shard,
         describe if judge else None,
     )
-    warnings.log(logger)
-    check_task_endpoints(model_under_test=True, judges=graders() if judge else [])
-    return Task(
+    return make_task(
+        suite,
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[
-            record_start(StartedSamples()),
-            *([stop_when_judge_down(breaker)] if judge else []),
-            official_prompt(),
-            generate_raw_reply(),
-        ],
+        solver=[*([stop_when_judge_down(breaker)] if judge else []), official_prompt()],
         scorer=drivebench_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
         ),
-        config=GenerateConfig(
-            temperature=MODEL_TEMPERATURE, top_p=MODEL_TOP_P, max_tokens=MODEL_MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS
-        ),
+        config=GenerateConfig(temperature=MODEL_TEMPERATURE, top_p=MODEL_TOP_P, max_tokens=MODEL_MAX_TOKENS),
         metadata={
-            "benchmark": "drivebench",
             JUDGE_ENABLED_KEY: judge,
             DEFAULT_GRADER_KEY: DEFAULT_GRADER,
             "judges": judges,
             "judge_error_limit": breaker.limit,
             "visual_description": found or None,
-            "data_warnings": warnings.summary(),
             **built.summary,
         },
-        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=GPT_SCORE if judge else MCQ_ACCURACY),
-        tags=replicate_tags(),
-        viewer=sample_list_view(
+        data_warnings=warnings,
+        judges=graders() if judge else [],
+        headline=GPT_SCORE if judge else MCQ_ACCURACY,
+        columns=SampleColumns(
             "DriveBench questions",
-            SCORER_NAME,
             [GPT, MCQ_CORRECT, JUDGED],
             trailing=[MCQ_CORRECTED, OFFICIAL_ITEM],
             labels={GPT: "GPT score / 100", MCQ_CORRECT: "MCQ correct (official)"},

@@ -147,7 +147,8 @@ DRIVELMM_O1 = Benchmark(
     ),
     paired=(REASONING, MCQ_ACCURACY),
     missing_values={JUDGED: 0.0},
-    comparability=("image_mode", "cell_size", "lidar", "lidar_range_m", "lidar_resolution_m", "judge"),
+    comparability=("image_mode", "cell_size", "lidar", "lidar_range_m", "lidar_resolution_m"),
+    judged=True,
     reference_source="paper Table 1 (arXiv 2503.10621); its Overall Reasoning is the judge's own overall",
     references=(
         _table1("GPT-4o", 71.32, 80.72, 72.96, 76.65, 71.43, 72.52, 57.84),

@@ -2,7 +2,7 @@
 
 Every sample reaches these metrics, judged or not, so `judge_coverage` is honest; a sample that errored
 (`--fail-on-error` below 1, `--continue-on-fail`) reaches none, so `drive_evals.started_samples` finds it: it counts as
-unjudged in `judge_coverage` and in `missing_samples`. The reasoning score and MCQ accuracy keep the official
+unjudged in `judge_coverage` and in `missing_units`. The reasoning score and MCQ accuracy keep the official
 denominators (the judged items: the official script drops an item it could not judge from both). Means skip NaN;
 standard errors are clustered by frame (a frame's questions share the same scene).
 
@@ -27,14 +27,13 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from drive_evals.drivelmm_o1.agreement import krippendorff_alpha_interval
 from drive_evals.drivelmm_o1.prompts import CRITERIA
 from drive_evals.precision import reported_stderr
-from drive_evals.started_samples import missing_units, running
+from drive_evals.started_samples import MISSING_UNITS, missing_units, running
 
 REASONING = "reasoning_score"
 JUDGE_OVERALL = "judge_overall"
 JUDGE_OVERALL_COUNT = "judge_overall_count"
 JUDGED = "judged"
 JUDGE_COVERAGE = "judge_coverage"
-MISSING_SAMPLES = "missing_samples"
 """Planned samples without a score because they errored (never judged, in no mean)."""
 MCQ_ACCURACY = "mcq_accuracy"
 MCQ_ITEMS = "mcq_items"
@@ -126,7 +125,7 @@ def reasoning_metrics() -> Metric:
     10, the official computation over the judged samples: the paper's Table 1 "Overall"), `judge_coverage` (judged
     / planned samples: errored samples count as unjudged). When not 0: `judge_overall_count` (the samples
     `judge_overall` averages, logged when judgements without a numeric Overall leave some out),
-    `judge_out_of_range_count` (samples where a judge went outside 1-10, counted as given) and `missing_samples`
+    `judge_out_of_range_count` (samples where a judge went outside 1-10, counted as given) and `missing_units`
     (errored). The report shows each criterion. `reasoning_score` is NaN while samples are still running."""
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -139,7 +138,7 @@ def reasoning_metrics() -> Metric:
             JUDGE_COVERAGE: _coverage(scores, missing),
             **({JUDGE_OVERALL_COUNT: with_overall} if with_overall != with_reasoning else {}),
             **_nonzero(f"{JUDGE_OUT_OF_RANGE}_count", sum(_value(s, JUDGE_OUT_OF_RANGE) > 0 for s in scores)),
-            **_nonzero(MISSING_SAMPLES, missing),
+            **_nonzero(MISSING_UNITS, missing),
         }
 
     return compute

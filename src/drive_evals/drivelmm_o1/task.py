@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from inspect_ai import Task, task
-from inspect_ai.log import HeadlineMetric
+from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.benchmark import DEFAULT_GRADER_KEY, JUDGE_ENABLED_KEY, SuiteTask
 from drive_evals.drivelmm_o1.dataset import (
     ImageMode,
     ImageOptions,
@@ -32,30 +30,31 @@ from drive_evals.drivelmm_o1.metrics import (
 from drive_evals.drivelmm_o1.prompts import MODEL_MAX_TOKENS, MODEL_TEMPERATURE
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.solver import official_prompt
-from drive_evals.endpoints import check_task_endpoints
-from drive_evals.errors import route_errors_to_stderr
-from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker, stop_when_judge_down
-from drive_evals.params import flag, optional_text, reject_unknown, text, whole
-from drive_evals.replies import generate_raw_reply
-from drive_evals.shard import parse_shard
-from drive_evals.started_samples import StartedSamples, record_start
-from drive_evals.suite import register
-from drive_evals.truncation import enable_end_of_run_warnings
-from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
-from drive_evals.viewer import replicate_tags, sample_list_view
+from drive_evals.kit import (
+    DEFAULT_GRADER_KEY,
+    DEFAULT_JUDGE_ERROR_LIMIT,
+    JUDGE_ENABLED_KEY,
+    JudgeBreaker,
+    SampleColumns,
+    SuiteArgs,
+    SuiteTask,
+    flag,
+    make_task,
+    optional_text,
+    stop_when_judge_down,
+    suite_task,
+    whole,
+)
 
 HF_DATASET = "ayeshaishaq/DriveLMMo1"
-DRIVELMM_O1_TASK = SuiteTask("drivelmm_o1", scorer="drivelmm_o1_scorer")
-SCORER_NAME = DRIVELMM_O1_TASK.scorer
+DRIVELMM_O1_TASK = SuiteTask("drivelmm_o1", scorer=drivelmm_o1_scorer)
 TASK_VERSION = 6
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
-@register(DRIVELMM_O1_TASK)
-@task
+@suite_task(DRIVELMM_O1_TASK, data=HF_DATASET)
 def drivelmm_o1(
-    data: str = HF_DATASET,
-    revision: str | None = None,
+    suite: SuiteArgs,
     nuscenes_root: str | None = None,
     image_mode: ImageMode = "grid",
     cell_size: str = f"{DEFAULT_CELL_SIZE[0]}x{DEFAULT_CELL_SIZE[1]}",
@@ -65,9 +64,6 @@ def drivelmm_o1(
     judge: bool = True,
     judge_attempts: int = JUDGE_ATTEMPTS,
     judge_error_limit: int = DEFAULT_JUDGE_ERROR_LIMIT,
-    blind: bool = False,
-    shard: str | None = None,
-    **kwargs: object,
 ) -> Task:
     """DriveLMM-o1: 4,633 questions over 539 frames; a rubric judge scores the reasoning, MCQ accuracy the answer.
 
@@ -94,52 +90,40 @@ def drivelmm_o1(
         shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by frame, to run n processes in
             parallel; `drive-evals merge-shards` joins their logs into one run (docs/performance.md, Shards).
     """
-    route_errors_to_stderr()
-    reject_unknown(drivelmm_o1, kwargs)
     options = ImageOptions(
         parse_image_mode(image_mode),
         parse_cell_size(cell_size),
         flag("lidar", lidar),
         *check_lidar(lidar_range_m, lidar_resolution_m),
-        flag("blind", blind),
+        suite.blind,
     )
     judge = flag("judge", judge)
     breaker = JudgeBreaker(whole("judge_error_limit", judge_error_limit, 1))
     judge_attempts = whole("judge_attempts", judge_attempts, 1)
-    data, revision = text("data", data), optional_text("revision", revision)
     nuscenes_root = optional_text("nuscenes_root", nuscenes_root)
-    part = parse_shard(shard)
     judges = preflight_graders() if judge else []
-    enable_end_of_run_warnings()
-    built = load_drivelmm_o1(data, revision, nuscenes_root, options, part)
-    check_task_endpoints(model_under_test=True, judges=graders() if judge else [])
-    return Task(
+    built = load_drivelmm_o1(suite.data, suite.revision, nuscenes_root, options, suite.shard)
+    return make_task(
+        suite,
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[
-            record_start(StartedSamples()),
-            *([stop_when_judge_down(breaker)] if judge else []),
-            official_prompt(),
-            generate_raw_reply(),
-        ],
+        solver=[*([stop_when_judge_down(breaker)] if judge else []), official_prompt()],
         scorer=drivelmm_o1_scorer(
             judge=judge, judge_attempts=judge_attempts, judge_error_limit=breaker.limit, breaker=breaker
         ),
-        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
+        config=GenerateConfig(temperature=MODEL_TEMPERATURE, max_tokens=MODEL_MAX_TOKENS),
         metadata={
-            "benchmark": "drivelmm_o1",
             JUDGE_ENABLED_KEY: judge,
             DEFAULT_GRADER_KEY: DEFAULT_GRADER,
             "judge_error_limit": breaker.limit,
             "judges": judges,
             **built.summary,
         },
+        judges=graders() if judge else [],
         # Without the judge there is no reasoning score: MCQ accuracy, the one official number left, is the headline.
-        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=REASONING if judge else MCQ_ACCURACY),
-        tags=replicate_tags(),
-        viewer=sample_list_view(
+        headline=REASONING if judge else MCQ_ACCURACY,
+        columns=SampleColumns(
             "DriveLMM-o1 questions",
-            SCORER_NAME,
             [REASONING, MCQ_CORRECT, JUDGED],
             trailing=[
                 JUDGE_OVERALL,

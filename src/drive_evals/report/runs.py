@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,14 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ModelConfig
 
-from drive_evals._registry import benchmark_for
-from drive_evals.benchmark import DEFAULT_GRADER_KEY, GRADER_ROLE, JUDGE_ENABLED_KEY, Benchmark, UnitMetric
+from drive_evals.benchmark import (
+    DEFAULT_GRADER_KEY,
+    GRADER_ROLE,
+    JUDGE_ENABLED_KEY,
+    Benchmark,
+    UnitMetric,
+    benchmark_of,
+)
 from drive_evals.chance import effective_model_args
 from drive_evals.replies import rebuilt_count
 from drive_evals.shard import SHARD_KEY
@@ -35,10 +42,12 @@ SAMPLE_SET = "sample set"
 TASK_VERSION = "task version"
 """A task's `version` (CHANGELOG.md): runs of different versions may score differently by design, so they are
 never compared with each other."""
+JUDGE_SETTING = "judge"
+"""The setting of a judged benchmark's runs that names its judge (`Benchmark.judged`)."""
 GENERATE_PREFIX = "gen."
 DEMO_DATA = "demo"
 BLIND_ARG = "blind"
-SUMMARISED_ARGS = frozenset({"data", "revision", "judge", BLIND_ARG, SHARD_KEY})
+SUMMARISED_ARGS = frozenset({"data", "revision", JUDGE_SETTING, BLIND_ARG, SHARD_KEY})
 """Task arguments shown another way: data provenance (the resolved commit, not the request), the judge model, and
 the blind flag (part of the run's label); or not at all: the shard (the report reads only whole or merged runs)."""
 OPERATIONAL_GENERATE = frozenset(
@@ -136,26 +145,27 @@ class Run:
             if name not in SUMMARISED_ARGS:
                 resolved = self.metadata.get(name)
                 settings[name] = _show(value if resolved is None else resolved, size=name in SIZE_ARGS)
-        if self.benchmark.key == "drivelmm_o1":
-            settings["judge"] = self.judge or "off"
+        if self.benchmark.judged:
+            settings[JUDGE_SETTING] = self.judge or "off"
         settings.update({GENERATE_PREFIX + name: _show(value) for name, value in sorted(self.generate.items())})
         return settings
 
     def comparability_key(self) -> tuple[tuple[str, str], ...]:
         """Settings that must be equal for unit-level comparison: task version, data, sample set, task design, judge."""
         settings = self.settings()
-        names = [TASK_VERSION, "data", SAMPLE_SET, *self.benchmark.comparability]
+        judge = [JUDGE_SETTING] if self.benchmark.judged else []
+        names = list(dict.fromkeys([TASK_VERSION, "data", SAMPLE_SET, *self.benchmark.comparability, *judge]))
         return tuple((name, settings.get(name, "")) for name in names)
 
 
-def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
-    """Every finished run of a known benchmark under `log_dir` (recursively), and notes on what was skipped."""
+def load_runs(log_dir: str | Path, benchmarks: Sequence[Benchmark]) -> tuple[list[Run], list[str]]:
+    """Every finished run of one of `benchmarks` under `log_dir` (recursively), and notes on what was skipped."""
     runs: list[Run] = []
     notes: list[str] = []
     for info in list_eval_logs(str(log_dir), recursive=True):
         header = read_eval_log(info, header_only=True)
         name = Path(info.name).name
-        benchmark = benchmark_for(header.eval.task)
+        benchmark = benchmark_of(benchmarks, header.eval.task)
         if benchmark is None:
             notes.append(f"`{name}`: task `{header.eval.task}` is not a benchmark this report knows; ignored.")
             continue
@@ -173,10 +183,10 @@ def load_runs(log_dir: str | Path) -> tuple[list[Run], list[str]]:
     return runs, notes
 
 
-def run_of_log(location: str) -> Run | None:
+def run_of_log(location: str, benchmarks: Sequence[Benchmark]) -> Run | None:
     """The run one finished log holds, as the report reads it; None for another task or an unfinished run."""
     header = read_eval_log(location, header_only=True)
-    benchmark = benchmark_for(header.eval.task)
+    benchmark = benchmark_of(benchmarks, header.eval.task)
     if benchmark is None or header.status != "success" or header.results is None:
         return None
     return _run(benchmark, header, location, Path(location).name, read_eval_log_sample_summaries(location))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drive_evals._registry import BENCHMARKS
+from drive_evals.benchmark import Benchmark
 from drive_evals.errors import DriveEvalsError
 from drive_evals.report.breakdown import (
     CSV_COLUMNS,
@@ -57,20 +58,22 @@ class ReportFiles:
     images: list[Path]
 
 
-def write_report(log_dir: str | Path, out_dir: str | Path) -> ReportFiles:
-    """Write report.md, report.html (self-contained), per-benchmark CSVs and PNG plots into `out_dir`."""
+def write_report(log_dir: str | Path, out_dir: str | Path, benchmarks: Sequence[Benchmark]) -> ReportFiles:
+    """Write report.md, report.html (self-contained), per-benchmark CSVs and PNG plots of the runs of `benchmarks`
+    (`drive_evals._registry.BENCHMARKS`, in their order) into `out_dir`."""
     shown_dir = str(log_dir)
     if not Path(log_dir).is_dir():
         raise NoRunsError(f"{shown_dir} is not a directory")
-    runs, notes = load_runs(log_dir)
+    runs, notes = load_runs(log_dir, benchmarks)
     if not runs:
-        raise NoRunsError(f"no finished SURDS or DriveLMM-o1 logs under {shown_dir}" + "".join(f"\n{n}" for n in notes))
+        titles = ", ".join(benchmark.title for benchmark in benchmarks)
+        raise NoRunsError(f"no finished logs of {titles} under {shown_dir}" + "".join(f"\n{n}" for n in notes))
     out = Path(out_dir)
     (out / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
     by_benchmark: dict[str, list[Run]] = defaultdict(list)
     for run in runs:
         by_benchmark[run.benchmark.key].append(run)
-    views = [build_view(b, by_benchmark[b.key]) for b in BENCHMARKS if by_benchmark[b.key]]
+    views = [build_view(b, by_benchmark[b.key]) for b in benchmarks if by_benchmark[b.key]]
     breakdowns = {view.benchmark.key: build_breakdown(view) for view in views}
     every_demo = demo_warning(runs) if all(run.demo for run in runs) else None
     glance = [glance_table(view, demo_said=every_demo is not None) for view in views]

@@ -35,7 +35,7 @@ def surds_diagnostics(samples: list[EvalSampleSummary]) -> dict[str, float]:
     rows: list[tuple[str, dict[str, float], dict[str, object]]] = []
     for sample in samples:
         subset = str((sample.metadata or {}).get("subset"))
-        score = (sample.scores or {}).get(SURDS_TASK.scorer)
+        score = (sample.scores or {}).get(SURDS_TASK.scorer_name)
         if score is not None and isinstance(score.value, dict):
             values = {k: float(v) for k, v in score.value.items() if isinstance(v, (int, float))}
             rows.append((subset, values, score.metadata or {}))

@@ -20,7 +20,6 @@ from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import LocalSnapshot, Snapshot, inside
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.errors import DataValidationError, ParameterError
-from drive_evals.manifest import verify_manifest
 from drive_evals.shard import SHARD_KEY, Shard
 from drive_evals.spread import spread_samples
 from drive_evals.surds.breakdown import BREAKDOWN_KEY, unit_facts
@@ -297,7 +296,6 @@ def load_surds(
     files = [name for name in image_files(kept) if inside(snapshot.root, name) is not None]
     snapshot.fetch(files)
     paths = check_images(snapshot.root, kept, records)
-    verify_manifest(snapshot.root, [METADATA_FILE, *files])
     samples: list[Sample] = []
     for subset in subsets:
         samples.extend(

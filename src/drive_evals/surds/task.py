@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from inspect_ai import Task, task
-from inspect_ai.log import HeadlineMetric
+from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.benchmark import SuiteTask
-from drive_evals.data import open_snapshot
-from drive_evals.endpoints import check_task_endpoints
-from drive_evals.errors import route_errors_to_stderr
-from drive_evals.params import choice, flag, optional_text, reject_unknown, text
-from drive_evals.shard import parse_shard
-from drive_evals.started_samples import StartedSamples, record_start
-from drive_evals.suite import register
+from drive_evals.kit import SampleColumns, SuiteArgs, SuiteTask, choice, make_task, open_data, suite_task
 from drive_evals.surds.dataset import RECORD_ORDERS, load_surds, parse_subsets
 from drive_evals.surds.metrics import MISSING_UNIT_KEYS, OVERALL, SCORE_KEY, VALID_KEY
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.solver import answer_each_prompt
-from drive_evals.truncation import enable_end_of_run_warnings
-from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
-from drive_evals.viewer import replicate_tags, sample_list_view
 
 HF_DATASET = "bonbon-rj/SURDS_eval"
 """The official evaluation set; `modelscope:evalscope/SURDS_eval` is its mirror."""
@@ -30,23 +19,13 @@ TEMPERATURE = 0.0
 MAX_TOKENS = 4096
 """Room for the `<think>` section the prompts ask for before the `<answer>` (official prompts: ~730 characters)."""
 
-SURDS_TASK = SuiteTask("surds", scorer="surds_scorer")
-SCORER_NAME = SURDS_TASK.scorer
+SURDS_TASK = SuiteTask("surds", scorer=surds_scorer)
 TASK_VERSION = 5
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
-@register(SURDS_TASK)
-@task
-def surds(
-    data: str = HF_DATASET,
-    revision: str | None = None,
-    subsets: str | list[str] | None = None,
-    record_order: str = "metadata",
-    blind: bool = False,
-    shard: str | None = None,
-    **kwargs: object,
-) -> Task:
+@suite_task(SURDS_TASK, data=HF_DATASET)
+def surds(suite: SuiteArgs, subsets: str | list[str] | None = None, record_order: str = "metadata") -> Task:
     """SURDS: 5,550 units (9,250 prompts) in six subsets, scored by the official rules.
 
     Args:
@@ -64,24 +43,19 @@ def surds(
         shard: `i/n` runs part i of n (counted from 1: `1/2` and `2/2`), split by image, to run n processes in
             parallel; `drive-evals merge-shards` joins their logs into one run (docs/performance.md, Shards).
     """
-    route_errors_to_stderr()
-    reject_unknown(surds, kwargs)
     selected = parse_subsets(subsets)
     choice("record_order", record_order, RECORD_ORDERS)
-    blind = flag("blind", blind)
-    part = parse_shard(shard)
-    data, revision = text("data", data), optional_text("revision", revision)
-    enable_end_of_run_warnings()
-    built = load_surds(open_snapshot(data, "surds", revision), selected, record_order, blind, part)
-    check_task_endpoints(model_under_test=True)
-    return Task(
+    built = load_surds(open_data(suite), selected, record_order, suite.blind, suite.shard)
+    return make_task(
+        suite,
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[record_start(StartedSamples(kept=MISSING_UNIT_KEYS)), answer_each_prompt()],
+        solver=[answer_each_prompt()],
+        generate=False,  # each unit's prompts are sent by `answer_each_prompt`
         scorer=surds_scorer(),
-        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
-        metadata={"benchmark": "surds", **built.summary},
-        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=OVERALL),
-        tags=replicate_tags(),
-        viewer=sample_list_view("SURDS units", SCORER_NAME, [SCORE_KEY, VALID_KEY]),
+        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
+        kept=MISSING_UNIT_KEYS,
+        metadata=built.summary,
+        headline=OVERALL,
+        columns=SampleColumns("SURDS units", [SCORE_KEY, VALID_KEY]),
     )

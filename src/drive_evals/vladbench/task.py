@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from typing import cast
 
-from inspect_ai import Task, task
-from inspect_ai.log import HeadlineMetric
+from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 
-from drive_evals.benchmark import SuiteTask
-from drive_evals.data import open_snapshot
-from drive_evals.endpoints import check_task_endpoints
-from drive_evals.errors import route_errors_to_stderr
-from drive_evals.params import choice, flag, optional_text, reject_unknown, text
-from drive_evals.replies import generate_raw_reply
-from drive_evals.shard import parse_shard
-from drive_evals.started_samples import StartedSamples, record_start
-from drive_evals.suite import register
-from drive_evals.truncation import enable_end_of_run_warnings
-from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
-from drive_evals.viewer import replicate_tags, sample_list_view
+from drive_evals.kit import SampleColumns, SuiteArgs, SuiteTask, choice, make_task, open_data, suite_task
 from drive_evals.vladbench.dataset import load_vladbench
 from drive_evals.vladbench.metrics import CORRECT_KEY, IOU_KEY, MISSING_UNIT_KEYS, OBEY_KEY, PAIRED_KEY, TOTAL
 from drive_evals.vladbench.prompts import PROMPTS, PromptVariant
@@ -34,24 +22,18 @@ TEMPERATURE = 0.0
 """VLMEvalKit's and the authors' Qwen2-VL script decode greedily by default."""
 MAX_TOKENS = 128
 """The authors' `max_new_tokens` (qwen2vl_all.py); every question asks for a short answer."""
-VLADBENCH_TASK = SuiteTask("vladbench", scorer="vladbench_scorer")
-SCORER_NAME = VLADBENCH_TASK.scorer
+VLADBENCH_TASK = SuiteTask("vladbench", scorer=vladbench_scorer)
 TASK_VERSION = 1
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 
 
-@register(VLADBENCH_TASK)
-@task
+@suite_task(VLADBENCH_TASK, data=HF_DATASET, revision=HF_REVISION)
 def vladbench(
-    data: str = HF_DATASET,
-    revision: str | None = HF_REVISION,
+    suite: SuiteArgs,
     tasks: str | list[str] | None = None,
     box_format: str = "norm1000",
     obey_semicolons: str = "vlmevalkit",
     prompt: str = "vlmevalkit",
-    blind: bool = False,
-    shard: str | None = None,
-    **kwargs: object,
 ) -> Task:
     """VLADBench: 11,193 questions over 3,137 scenes in 28 tasks, scored as VLMEvalKit scores them.
 
@@ -72,28 +54,19 @@ def vladbench(
         blind: The no-vision control: every image replaced by uniform grey of the same size, same sample ids.
         shard: `i/n` runs part i of n (counted from 1), split by scene; `drive-evals merge-shards` joins the logs.
     """
-    route_errors_to_stderr()
-    reject_unknown(vladbench, kwargs)
     selected = parse_tasks(tasks)
     choice("box_format", box_format, BOX_FORMATS)
     choice("obey_semicolons", obey_semicolons, OBEY_SEMICOLONS)
     variant = cast(PromptVariant, choice("prompt", prompt, PROMPTS))
-    blind = flag("blind", blind)
-    part = parse_shard(shard)
-    data, revision = text("data", data), optional_text("revision", revision)
-    enable_end_of_run_warnings()
-    built = load_vladbench(open_snapshot(data, "vladbench", revision), selected, blind, part, variant)
-    check_task_endpoints(model_under_test=True)
-    return Task(
+    built = load_vladbench(open_data(suite), selected, suite.blind, suite.shard, variant)
+    return make_task(
+        suite,
         dataset=built.dataset,
         version=TASK_VERSION,
-        solver=[record_start(StartedSamples(kept=MISSING_UNIT_KEYS)), generate_raw_reply()],
         scorer=vladbench_scorer(box_format=box_format, obey_semicolons=obey_semicolons),
-        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS, timeout=CALL_TIMEOUT_SECONDS),
-        metadata={"benchmark": "vladbench", **built.summary},
-        headline_metric=HeadlineMetric(scorer=SCORER_NAME, metric=TOTAL),
-        tags=replicate_tags(),
-        viewer=sample_list_view(
-            "VLADBench questions", SCORER_NAME, [CORRECT_KEY, OBEY_KEY], trailing=[IOU_KEY, PAIRED_KEY]
-        ),
+        config=GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS),
+        kept=MISSING_UNIT_KEYS,
+        metadata=built.summary,
+        headline=TOTAL,
+        columns=SampleColumns("VLADBench questions", [CORRECT_KEY, OBEY_KEY], trailing=[IOU_KEY, PAIRED_KEY]),
     )

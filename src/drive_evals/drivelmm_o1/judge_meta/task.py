@@ -36,8 +36,6 @@ from drive_evals.params import optional_text, reject_unknown, text, whole
 from drive_evals.suite import register
 from drive_evals.viewer import sample_list_view
 
-JUDGE_META_TASK = SuiteTask("drivelmm_o1_judge", scorer="judge_meta_scorer", benchmark=False)
-SCORER_NAME = JUDGE_META_TASK.scorer
 JUDGE_NEEDED_ADVICE = "This task evaluates the judge, so it cannot run without one: give it its key or bind another."
 TASK_VERSION = 2
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
@@ -152,6 +150,10 @@ def judge_as_model() -> Model:
         raise ParameterError(f"bind one judge to the grader role (got {len(models)}): judges are checked singly")
     judge = models[0]
     return Model(judge.api, judge.config, judge.model_args)
+
+
+JUDGE_META_TASK = SuiteTask("drivelmm_o1_judge", scorer=judge_meta_scorer, benchmark=False)
+SCORER_NAME = JUDGE_META_TASK.scorer_name
 
 
 @register(JUDGE_META_TASK)
