@@ -53,7 +53,7 @@ def test_other_domains_are_skipped_and_ids_follow_the_official_question_ids(tmp_
     assert all(i.split("/")[1] == "Autonomous_Driving" for i in ids)
     assert data.summary["items"] == {"Perception": 14, "Reasoning": 16}
     assert data.summary["images"] < len(ids)  # questions share images: clusters are images, not questions
-    assert data.summary["data_warnings"]["count_differs"]["count"] == 2  # 14 and 16, not 3660 and 1344
+    assert data.warnings.count("count_differs") == 2  # 14 and 16, not 3660 and 1344
 
 
 def test_subsets_take_official_and_corrected_spellings_and_task_names(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_subsets_take_official_and_corrected_spellings_and_task_names(tmp_path: 
         parse_subsets("Objects_Identfy", "en")
     data = _load(DEMO, "en", "official", tmp_path, subsets="Object_Count,Relation_Interaction_Ego2Pedestrain")
     assert {s.metadata[L2_KEY] for s in data.dataset} == {"Object_Count", "Relation_Interaction_Ego2Pedestrain"}
-    assert "count_differs" not in data.summary["data_warnings"]  # a selection is not the full set
+    assert not data.warnings.count("count_differs")  # a selection is not the full set
 
 
 def _official_copy(tmp_path: Path) -> tuple[Path, list[dict[str, object]]]:
@@ -101,7 +101,7 @@ def test_what_the_official_script_tolerates_is_a_warning_not_a_refusal(tmp_path:
     records[1]["Answer choices"] = list(records[1]["Answer choices"])[:4]  # type: ignore[call-overload]
     records[2]["Answer choices"] = ["A " + str(o)[4:] for o in records[2]["Answer choices"]]  # type: ignore[attr-defined]
     _write(root, records)
-    warnings = _load(root, cache=tmp_path / "c").summary["data_warnings"]
+    warnings = _load(root, cache=tmp_path / "c").warnings.summary()
     assert {"answer_not_a_letter", "not_five_options", "option_label"} <= set(warnings)
 
 

@@ -11,20 +11,21 @@ from __future__ import annotations
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage
 
-from drive_evals.benchmark import (
+from drive_evals.kit import (
     Benchmark,
     BreakdownSpec,
     Column,
     ConsoleLine,
     EstimateInputs,
+    ParameterError,
     Reference,
     TableSpec,
     UnitMetric,
     paper_percent,
 )
-from drive_evals.errors import ParameterError
 from drive_evals.mme_realworld_ad.chance import answer as chance_answer
 from drive_evals.mme_realworld_ad.dataset import IMAGE_KEY, TASK_KEY
+from drive_evals.mme_realworld_ad.demo import write_demo
 from drive_evals.mme_realworld_ad.metrics import (
     CORRECTED_KEY,
     CORRECTED_SUFFIX,
@@ -141,4 +142,5 @@ MME_REALWORLD_AD = Benchmark(
     ),
     chance=chance_answer,
     estimate=EstimateInputs(requests=input_requests),
+    demo=write_demo,
 )

@@ -7,7 +7,6 @@ warning in the log (`records.check_item`, counts that differ from the paper's).
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,18 +17,21 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from PIL import Image, UnidentifiedImageError
 
-from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
-from drive_evals.data import LocalSnapshot, Snapshot
-from drive_evals.data_warnings import DataWarnings
-from drive_evals.errors import DataValidationError
+from drive_evals.data import LocalSnapshot
+from drive_evals.kit import (
+    BLIND_IMAGE_DESCRIPTION,
+    DataValidationError,
+    DataWarnings,
+    Shard,
+    Snapshot,
+    blind_sample,
+    spread_samples,
+)
 from drive_evals.mme_realworld_ad.prompts import PromptVariant, prompt_text
 from drive_evals.mme_realworld_ad.records import AdItem, ImageCache, Problems, check_item
 from drive_evals.mme_realworld_ad.sources import Layout, find_form, hub_files, official_images, read_form
 from drive_evals.mme_realworld_ad.taxonomy import SUBCATEGORIES, TASKS, Edition, expected_counts
-from drive_evals.shard import SHARD_KEY, Shard
-from drive_evals.spread import spread_samples
-
-logger = logging.getLogger(__name__)
+from drive_evals.shard import SHARD_KEY
 
 TASK_KEY, L2_KEY, IMAGE_KEY, CHOICES_KEY = "task", "l2", "image", "choices"
 PLANNED_KEY = "subsets"
@@ -40,6 +42,7 @@ SHOWN_PROBLEMS = 20
 class AdData:
     dataset: MemoryDataset
     summary: dict[str, Any]
+    warnings: DataWarnings
 
 
 def item_to_sample(item: AdItem, image: Path, prompt: PromptVariant, edition: Edition) -> Sample:
@@ -162,8 +165,6 @@ def load_ad(
         "prompt": prompt,
         "blind": blind,
         "blind_image": BLIND_IMAGE_DESCRIPTION if blind else None,
-        "data_warnings": warnings.summary(),
         SHARD_KEY: str(shard) if shard else None,
     }
-    warnings.log(logger)
-    return AdData(MemoryDataset(samples, name="mme_realworld_ad", shuffled=False), summary)
+    return AdData(MemoryDataset(samples, name="mme_realworld_ad", shuffled=False), summary, warnings)

@@ -200,6 +200,6 @@ def write_demo(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    from drive_evals.data import demo_dir
+    from drive_evals.kit import demo_dir
 
     write_demo(Path(sys.argv[1]) if len(sys.argv) > 1 else demo_dir("mme_realworld_ad"))

@@ -17,9 +17,9 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from drive_evals.kit import MISSING_UNITS, missing_units, running
 from drive_evals.mme_realworld_ad.dataset import TASK_KEY
 from drive_evals.mme_realworld_ad.taxonomy import PERCEPTION, REASONING
-from drive_evals.started_samples import missing_units, running
 
 OFFICIAL_KEY, CORRECTED_KEY = "official", "corrected"
 UNPARSED_KEY, EMPTY_KEY, E_KEY, CORRECTED_UNPARSED_KEY = "unparsed", "empty_as_a", "e_answer", "corrected_unparsed"
@@ -30,7 +30,6 @@ OVERALL = "overall"
 OVERALL_CORRECTED = OVERALL + CORRECTED_SUFFIX
 RATES = {"unparsed_rate": UNPARSED_KEY, "empty_as_a_rate": EMPTY_KEY, "e_rate": E_KEY,
          "corrected_unparsed_rate": CORRECTED_UNPARSED_KEY}  # fmt: skip
-MISSING_UNITS = "missing_units"
 MISSING_UNIT_KEYS = (TASK_KEY,)
 MISSING_VALUE = {OFFICIAL_KEY: 0.0, CORRECTED_KEY: 0.0, UNPARSED_KEY: 1.0, EMPTY_KEY: 0.0, E_KEY: 0.0,
                  CORRECTED_UNPARSED_KEY: 1.0}  # fmt: skip

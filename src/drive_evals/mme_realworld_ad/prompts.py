@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from drive_evals.errors import ParameterError
+from drive_evals.kit import ParameterError
 
 PromptVariant = Literal["vlmevalkit", "lmms_eval", "llava_script"]
 PROMPTS: tuple[PromptVariant, ...] = ("vlmevalkit", "lmms_eval", "llava_script")

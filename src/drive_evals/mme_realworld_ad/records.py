@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drive_evals.data import cache_dir
-from drive_evals.data_warnings import DataWarnings
+from drive_evals.kit import DataWarnings, cache_dir
 from drive_evals.mme_realworld_ad.taxonomy import DOMAIN
 
 CHOICES_HEADER = ("The choices are listed below:\n", "选项如下所示:\n")

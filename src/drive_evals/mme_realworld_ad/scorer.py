@@ -6,6 +6,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from drive_evals.kit import TRUNCATED_KEY, TRUNCATED_REASON, stopped_at_token_limit, truncation
 from drive_evals.mme_realworld_ad.dataset import CHOICES_KEY
 from drive_evals.mme_realworld_ad.extract import corrected_letter, official_letter
 from drive_evals.mme_realworld_ad.metrics import (
@@ -24,9 +25,7 @@ from drive_evals.replies import (
     rebuilt_note,
     rebuilt_text,
     replies_rebuilt,
-    stopped_at_token_limit,
 )
-from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 
 NO_RESPONSE_REASON = "no_response"
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from drive_evals.data import Snapshot, cache_dir, inside
-from drive_evals.errors import DataValidationError
+from drive_evals.kit import DataValidationError, Snapshot, cache_dir, inside
 from drive_evals.mme_realworld_ad.records import (
     AdItem,
     ImageCache,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from drive_evals.errors import ParameterError
+from drive_evals.kit import ParameterError
 
 Edition = Literal["en", "cn", "lite"]
 EDITIONS: tuple[Edition, ...] = ("en", "cn", "lite")
