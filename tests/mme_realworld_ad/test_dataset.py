@@ -155,3 +155,18 @@ def test_shards_split_by_image(tmp_path: Path) -> None:
     images = [{s.metadata[IMAGE_KEY] for s in part.dataset} for part in parts]
     assert sum(len(part.dataset) for part in parts) == 30
     assert not (images[0] & images[1]) and not (images[1] & images[2]) and not (images[0] & images[2])
+
+
+def test_a_manifest_catches_a_changed_image_before_any_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from drive_evals.manifest import write_manifest
+    from drive_evals.mme_realworld_ad.task import mme_realworld_ad
+
+    monkeypatch.setenv("DRIVE_EVALS_CACHE", str(tmp_path / "cache"))
+    root, records = _official_copy(tmp_path)
+    _write(root, records)
+    write_manifest(root)
+    assert len(mme_realworld_ad(data=str(root)).dataset) == 30  # the manifest holds: the task builds
+    image = root / str(records[0]["Image"])
+    image.write_bytes(image.read_bytes()[:-10] + b"\x00" * 10)  # still a readable JPEG header, other bytes
+    with pytest.raises(DataValidationError, match=str(records[0]["Image"]).split("/")[-1]):
+        mme_realworld_ad(data=str(root))
