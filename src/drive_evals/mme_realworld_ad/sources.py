@@ -113,7 +113,8 @@ def official_images(snapshot: Snapshot, items: Sequence[AdItem], edition: Editio
 
 def extract_members(archive: Path, wanted: set[str]) -> dict[str, Path]:
     """The wanted members of a tarball (named with or without a leading `./`), copied byte for byte to the cache."""
-    target = cache_dir() / EXTRACTED_CACHE / archive.name
+    stat = archive.stat()  # another archive of the same name (a new revision) gets its own folder
+    target = cache_dir() / EXTRACTED_CACHE / f"{archive.name}-{stat.st_size}-{stat.st_mtime_ns}"
     found: dict[str, Path] = {}
     for name in wanted:
         done = inside(target, name)
