@@ -9,6 +9,9 @@ import drive_evals.model_names  # noqa: F401  (one line, not a traceback, for an
 from drive_evals import run_end
 from drive_evals.benchmark import Benchmark, SuiteTask, all_tasks, benchmark_of
 from drive_evals.chance import chance_model
+from drive_evals.coda_lm.benchmark import CODA_LM
+from drive_evals.coda_lm.scorer import coda_lm_scorer
+from drive_evals.coda_lm.task import coda_lm
 from drive_evals.drivebench.benchmark import DRIVEBENCH
 from drive_evals.drivebench.scorer import drivebench_scorer
 from drive_evals.drivebench.task import drivebench
@@ -27,7 +30,7 @@ from drive_evals.vladbench.benchmark import VLADBENCH
 from drive_evals.vladbench.scorer import vladbench_scorer
 from drive_evals.vladbench.task import vladbench
 
-BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH, VLADBENCH, MME_REALWORLD_AD)
+BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH, VLADBENCH, CODA_LM, MME_REALWORLD_AD)
 """In the order help, listings and the report show them."""
 
 TASKS: tuple[SuiteTask, ...] = all_tasks(BENCHMARKS)
@@ -42,6 +45,8 @@ route_errors_to_stderr()  # Inspect has installed its exception hook by now; its
 
 __all__ = [
     "ChanceModel",
+    "coda_lm",
+    "coda_lm_scorer",
     "drivebench",
     "drivebench_scorer",
     "drivelmm_o1",

@@ -240,6 +240,8 @@ def _compare_level(a: Run, b: Run, dimension: str, level: str, metric: UnitMetri
     values_a, values_b, clusters, groups, _ = paired_units(a, b, metric, at_level)
     if len(values_a) < MIN_UNITS or len(set(clusters)) < MIN_CLUSTERS:
         return None
+    if not all(0.0 <= value <= 1.0 for value in values_a + values_b):  # an out-of-scale judge rating: no test holds
+        return None
     chosen = groups if metric.grouped else None
     result = paired_difference(values_a, values_b, clusters, chosen)
     mean_a, mean_b = level_mean(values_a, clusters, chosen), level_mean(values_b, clusters, chosen)

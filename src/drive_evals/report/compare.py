@@ -155,6 +155,10 @@ def _compare(benchmark: Benchmark, a: Run, b: Run, notes: list[str]) -> list[Com
             notes.append(f"{a.label} vs {b.label}: {mismatched} unit(s) share an id but not an image/frame; excluded.")
         if not values_a:
             continue
+        if not all(0.0 <= value <= 1.0 for value in values_a + values_b):  # no paired test holds outside [0, 1]
+            notes.append(f"{a.label} vs {b.label}: {name} not compared: a unit value lies outside [0, 1] (a judge's "
+                         "out-of-scale rating counted as given).")  # fmt: skip
+            continue
         result = paired_difference(values_a, values_b, clusters, groups if metric.grouped else None)
         mean_a = equal_group_mean(values_a, groups if metric.grouped else [""] * len(groups), clusters).overall
         mean_b = equal_group_mean(values_b, groups if metric.grouped else [""] * len(groups), clusters).overall

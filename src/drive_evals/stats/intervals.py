@@ -82,10 +82,10 @@ def mean_interval(
     distribution: a run of few frames that shows nothing of a rare tail of poor ones has a small SE that says
     nothing about that tail. A mean over several groups (SURDS `overall` with centerness in its xy2d subset) keeps
     Korn-Graubard's: betting on whole images would carry the differences between subsets, and the five 0/1 subsets
-    give its SE their binomial spread (docs/statistics.md). None without units or with fewer than
-    MIN_SCORE_CLUSTERS clusters.
+    give its SE their binomial spread (docs/statistics.md). None without units, with fewer than MIN_SCORE_CLUSTERS
+    clusters, or with a value outside [0, 1] (a judge's out-of-scale rating counted as given): no method here holds.
     """
-    if not values or len(set(clusters)) < MIN_SCORE_CLUSTERS:
+    if not values or len(set(clusters)) < MIN_SCORE_CLUSTERS or not all(0.0 <= value <= 1.0 for value in values):
         return None
     scores = continuous or any(value not in (0.0, 1.0) for value in values)
     if scores and len(set(groups)) == 1:
