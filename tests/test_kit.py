@@ -21,9 +21,11 @@ from drive_evals import suite
 from drive_evals.cli.describe import describe_task
 from drive_evals.errors import DataValidationError, ParameterError
 from drive_evals.kit import SUITE_PARAMETERS, SuiteArgs
+from drive_evals.kit.parameters import STOP_PARAMETERS
 from drive_evals.manifest import write_manifest
 from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 
+STOP = [parameter.name for parameter in STOP_PARAMETERS]
 ANSWERS = ["B", "A", "B", "C"]
 """The four questions' answers; a model that always says B gets two of four."""
 TASK_LINES = 40
@@ -73,7 +75,7 @@ def test_the_suite_parameters_are_in_the_signature_and_the_docstring(example: Mo
     assert [p.name for p in signature.parameters.values()][:-1] == [p.name for p in SUITE_PARAMETERS]
     assert signature.parameters["data"].default == "example/toy-mcq"
     described = describe_task("toy_mcq", example.toy_mcq)
-    assert [p.name for p in described.parameters] == ["data", "revision", "blind", "shard"]
+    assert [p.name for p in described.parameters] == ["data", "revision", "blind", "shard", *STOP]
     assert all(p.meaning for p in described.parameters)
 
 

@@ -1,8 +1,9 @@
 """Measure the official DriveBench language metrics on fixed inputs, for tests/drivebench/data/language-official.json.
 
 Why: DriveBench's BLEU/ROUGE-L/CIDEr come from `language_evaluation` (github.com/bckim92/language-evaluation at
-8e9e03f), which needs Java and Stanford CoreNLP 3.4.1; the suite computes them in pure Python
-(`drive_evals.drivebench.language`) and its test compares with the numbers this script writes.
+8e9e03f), which needs Java and Stanford CoreNLP 3.4.1; the suite computes the scores in Python
+(`drive_evals.drivebench.language`, its tokens from the same jar) and its test compares with the numbers this
+script writes.
 
 Run where the official package can be imported (its jars in place) and Java is installed:
     PYTHONPATH=/path/to/language-evaluation python tools/drivebench_language_reference.py

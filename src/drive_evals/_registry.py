@@ -6,7 +6,7 @@ package that imports one. Adding a benchmark adds its line to `BENCHMARKS` (docs
 """
 
 import drive_evals.model_names  # noqa: F401  (one line, not a traceback, for an unknown provider)
-from drive_evals import run_end
+from drive_evals import run_end, suite
 from drive_evals.benchmark import Benchmark, SuiteTask, all_tasks, benchmark_of
 from drive_evals.chance import chance_model
 from drive_evals.coda_lm.benchmark import CODA_LM
@@ -40,6 +40,7 @@ ChanceModel = chance_model(BENCHMARKS)
 """`--model chance/random`: answers each benchmark's prompts as its `chance` answerer does."""
 
 run_end.report_on(BENCHMARKS)  # `inspect eval` ends on the headline of each benchmark log
+suite.declare(BENCHMARKS)  # the task kit finds a task's benchmark here (a stop rule reads its headline)
 
 route_errors_to_stderr()  # Inspect has installed its exception hook by now; its console misses `--display none`
 

@@ -254,6 +254,10 @@ class Benchmark:
     report adds the judge to `comparability` and to the settings it shows)."""
     meta_tasks: tuple[SuiteTask, ...] = field(default=())
     """Other tasks of the package that evaluate a judge, not a model (DriveLMM-o1's judge meta-evaluation)."""
+    stop_eligible: Callable[[Mapping[str, Any]], bool] | None = None
+    """For a headline that counts a unit by a score value (`UnitMetric.counted_key`): whether a sample counts, from
+    its metadata alone, so a run with a stop rule fixes the headline's weights before its first call
+    (docs/early-stopping.md). None: every unit counts, or a live stop rule is refused."""
 
     @property
     def key(self) -> str:

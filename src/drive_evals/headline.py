@@ -17,6 +17,7 @@ from drive_evals.benchmark import Benchmark, ConsoleLine
 from drive_evals.precision import informative
 from drive_evals.report.runs import Run, run_of_log
 from drive_evals.report.tables import estimate, show_estimate
+from drive_evals.stopping.guarantee import stop_note
 
 NAMED_GROUPS = 6
 """Absent groups named in the not-reported line; the rest are counted (VLADBench has 28 tasks)."""
@@ -29,7 +30,10 @@ def headline_lines(run: Run) -> list[str]:
     title = f"{run.benchmark.title} · {run.model}{demo}{partial} · x100 [95% CI], as drive-evals report prints them"
     rows = _absent_groups_rows(run) or [_row(run, line) for line in _lines(run)]
     width = max(len(name) for name, _, _ in rows)
-    return [title, *(f"  {name:<{width}}  {value}  {meaning}".rstrip() for name, value, meaning in rows)]
+    lines = [title, *(f"  {name:<{width}}  {value}  {meaning}".rstrip() for name, value, meaning in rows)]
+    if run.stopping is not None:  # the decision and what it guarantees (a stopped run's headline is its interval)
+        lines.extend(f"  {part}" for part in stop_note(run.stopping).split("; ", 1))
+    return lines
 
 
 def _lines(run: Run) -> list[ConsoleLine]:

@@ -47,7 +47,10 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.data import cache_dir
+from drive_evals.recovered_store import keep_recovered_stores
 from drive_evals.unanswered import stop_unanswered
+
+keep_recovered_stores()  # the store this module writes must survive Inspect's crash recovery (eval-retry)
 
 ReplySource = Literal["provider", "rebuilt"]
 PROVIDER: ReplySource = "provider"

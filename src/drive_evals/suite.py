@@ -10,12 +10,14 @@ reads `drive_evals._registry.BENCHMARKS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from drive_evals.benchmark import SuiteTask
+from drive_evals.benchmark import Benchmark, SuiteTask
 
 _loaded: dict[str, tuple[SuiteTask, Callable[..., Any]]] = {}
+_benchmarks: dict[str, Benchmark] = {}
+"""The registry's benchmarks by task name (`declare`), for the task kit, which the benchmarks import."""
 TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Any])
 
 
@@ -40,3 +42,13 @@ def benchmark_scorers() -> frozenset[str]:
     """The loaded benchmarks' scorers (not a judge meta-evaluation's): their logs carry truncation and missing
     units. A run's own task is always loaded by the time its log is checked."""
     return frozenset(task.scorer_name for task, _ in _loaded.values() if task.benchmark)
+
+
+def declare(benchmarks: Sequence[Benchmark]) -> None:
+    """The suite's benchmarks (`drive_evals._registry` calls it once)."""
+    _benchmarks.update({benchmark.key: benchmark for benchmark in benchmarks})
+
+
+def declared(name: str) -> Benchmark | None:
+    """The benchmark of task `name`, once the registry has been imported (it always is under `inspect eval`)."""
+    return _benchmarks.get(name)

@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from drive_evals.drivebench.language import bleu, cider, language_scores, rouge_l, tokenize
+from drive_evals.drivebench.language import bleu, cider, language_scores, language_scores_of_buckets, rouge_l
+from drive_evals.drivebench.ptb import tokenize
 
 OFFICIAL = json.loads((Path(__file__).parent / "data" / "language-official.json").read_text(encoding="utf-8"))
 KEYS = {"Bleu_1": "bleu_1", "Bleu_2": "bleu_2", "Bleu_3": "bleu_3", "Bleu_4": "bleu_4", "ROUGE_L": "rouge_l",
         "CIDEr": "cider"}  # fmt: skip
 
 
-@pytest.mark.parametrize("text", sorted(OFFICIAL["tokens"]))
-def test_tokenisation_equals_the_java_ptb_tokenizer(text: str) -> None:
-    assert tokenize(text) == OFFICIAL["tokens"][text]
+def test_tokenisation_equals_the_java_ptb_tokenizer() -> None:
+    texts = sorted(OFFICIAL["tokens"])
+    assert tokenize(texts) == [OFFICIAL["tokens"][text] for text in texts]
 
 
 @pytest.mark.parametrize("bucket", sorted(OFFICIAL["buckets"]))
@@ -30,11 +31,19 @@ def test_scores_equal_the_official_evaluator(bucket: str) -> None:
 
 
 def test_kept_quirks() -> None:
-    assert (
-        tokenize("A car (moving) at <c1,CAM_BACK,0.5073,0.5778>.")
-        == "a car -lrb- moving -rrb- at < c1 cam_back ,0.5073,0.5778 >"
-    )
-    assert tokenize("It can't, cannot.") == "it ca n't can not"
+    assert tokenize(["A car (moving) at <c1,CAM_BACK,0.5073,0.5778>.", "It can't, cannot."]) == [
+        "a car -lrb- moving -rrb- at < c1 cam_back ,0.5073,0.5778 >",
+        "it ca n't can not",
+    ]
+
+
+def test_buckets_in_one_jvm_equal_bucket_by_bucket() -> None:
+    """Golds `_UNK` -> `_UNKNOWN` as officially; an empty bucket has no numbers, the others keep their own."""
+    buckets = [(case["predictions"], case["answers"]) for case in OFFICIAL["buckets"].values()]
+    together = language_scores_of_buckets([*buckets, ([], [])])
+    assert together == [*(language_scores(p, a) for p, a in buckets), {}]
+    unk = language_scores(["the _UNKNOWN car"], ["the _UNK car"])
+    assert unk["bleu_1"] == pytest.approx(1.0)
 
 
 def test_corpus_not_per_sample() -> None:

@@ -13,8 +13,10 @@ prints the table docs/batch.md shows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -24,7 +26,7 @@ from pathlib import Path
 from fakeserver import FakeModelServer
 from fakeserver.batches import FakeBatch
 from fakeserver.drive import drive_policy, surds_request_keys
-from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_runs import RUNNER
 from waiting import wait_for
 
@@ -63,13 +65,17 @@ class Scenario:
     returned_jobs: int
     in_flight_jobs: int
     cache: bool
+    flushed: bool = True
+    """--log-buffer 1 writes each finished sample to the log at once; without it (Inspect's default buffer) the
+    samples the killed run finished are only in Inspect's sample buffer, from which eval-retry recovers them."""
 
     def args(self, tmp: Path) -> list[str]:
-        """`inspect eval` arguments: --log-buffer 1 writes each finished sample to the log at once."""
+        """`inspect eval` arguments."""
         batch_file = tmp / "batch.json"  # the CLI takes a batch config as a file
         batch = {"size": JOB_SIZE, "max_size": JOB_SIZE, "send_delay": SEND_DELAY_SECONDS, "tick": TICK_SECONDS}
         batch_file.write_text(json.dumps(batch))
-        args = [self.task, "--batch", str(batch_file), "--log-buffer", "1", "--model-role", f"grader={JUDGE}"]
+        args = [self.task, "--batch", str(batch_file), "--model-role", f"grader={JUDGE}"]
+        args += ["--log-buffer", "1"] if self.flushed else []
         for arg in self.task_args:
             args += ["-T", arg]
         args += ["--limit", str(self.limit)] if self.limit else []
@@ -94,6 +100,23 @@ SCENARIOS = {
         "drivelmm_o1-cache", O1, DRIVELMM_O1_ARGS, DRIVELMM_O1_LIMIT, returned_jobs=2, in_flight_jobs=4, cache=True
     ),
 }
+UNFLUSHED = Scenario(
+    "surds-unflushed", SURDS, SURDS_ARGS, None, returned_jobs=2, in_flight_jobs=6, cache=False, flushed=False
+)
+"""The default SURDS run killed with its 4 finished units in Inspect's sample buffer only, not in the log."""
+
+
+def buffered_samples(data_home: Path) -> int:
+    """Finished samples in Inspect's sample-buffer databases under `data_home` (its `XDG_DATA_HOME`)."""
+    total = 0
+    for database in data_home.rglob("*.db"):
+        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+            try:
+                rows = connection.execute("SELECT data FROM samples").fetchall()
+            except sqlite3.Error:  # not a sample buffer, or not created yet
+                continue
+        total += sum(bool(json.loads(data).get("completed")) for (data,) in rows)
+    return total
 
 
 @dataclass(frozen=True)
@@ -132,6 +155,13 @@ def finished_units(answered: set[str]) -> int:
 
 def kill_and_resume(server: FakeModelServer, scenario: Scenario, model: str, tmp: Path, **env_extra: str) -> ResumeCost:
     """Run `scenario` on `server`, kill it in its planned state, resume it with eval-retry: what each paid."""
+    return kill_and_retry(server, scenario, model, tmp, **env_extra)[0]
+
+
+def kill_and_retry(
+    server: FakeModelServer, scenario: Scenario, model: str, tmp: Path, **env_extra: str
+) -> tuple[ResumeCost, EvalLog]:
+    """`kill_and_resume`, also giving the resumed run's log."""
     log_dir, resumed_dir = tmp / "logs", tmp / "resumed"
     env = cli_env(server, tmp, **env_extra)
     cache_dir = Path(env["INSPECT_CACHE_DIR"])
@@ -147,7 +177,8 @@ def kill_and_resume(server: FakeModelServer, scenario: Scenario, model: str, tmp
         answered = keys_of(returned)  # the first jobs are the model's: the judge's come after them
         if scenario.cache and cache_entries(cache_dir) < len(answered):
             return False
-        return scenario.task != SURDS or samples_on_disk(log_dir) >= finished_units(answered)
+        finished = samples_on_disk(log_dir) if scenario.flushed else buffered_samples(Path(env["XDG_DATA_HOME"]))
+        return scenario.task != SURDS or finished >= finished_units(answered)
 
     command = [sys.executable, str(RUNNER), "eval", *scenario.args(tmp), "--model", model, "--log-dir", str(log_dir)]
     process = subprocess.Popen(command, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -162,16 +193,18 @@ def kill_and_resume(server: FakeModelServer, scenario: Scenario, model: str, tmp
     requests_before = len(server.requests)
     returned_keys = keys_of(returned)
     in_flight_keys = keys_of([job for job in jobs if job not in returned])
-    finished = samples_on_disk(log_dir)
+    finished = samples_on_disk(log_dir) if scenario.flushed else buffered_samples(Path(env["XDG_DATA_HOME"]))
+    assert scenario.flushed or samples_on_disk(log_dir) == 0, "finished samples reached the log: nothing to recover"
     store.complete_first = None
     (killed,) = list_eval_logs(str(log_dir))
     # eval-retry has no --batch: it takes the batch config (and --cache) from the killed run's log
     check(run_cli(["eval-retry", killed.name, "--log-dir", str(resumed_dir)], env, tmp), f"{scenario.name} retry")
     again = {key for key, count in before.items() if server.counts[key].received > count}
     (resumed,) = list_eval_logs(str(resumed_dir))
-    problems = every_sample_scored(read_eval_log(resumed))
+    resumed_log = read_eval_log(resumed)
+    problems = every_sample_scored(resumed_log)
     assert problems == [], problems
-    return ResumeCost(
+    cost = ResumeCost(
         paid_before_kill=requests_before,
         returned=len(returned_keys),
         in_flight=len(in_flight_keys),
@@ -181,6 +214,7 @@ def kill_and_resume(server: FakeModelServer, scenario: Scenario, model: str, tmp
         in_flight_paid_twice=len(again & in_flight_keys),
         returned_paid_twice=len(again & returned_keys),
     )
+    return cost, resumed_log
 
 
 def main() -> None:

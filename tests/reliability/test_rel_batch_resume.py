@@ -15,8 +15,10 @@ import pytest
 from fakeserver import FakeModelServer
 from fakeserver.drive import drive_policy
 from fakeserver.offline import refuse_other_hosts
+from inspect_ai.log import list_eval_logs, read_eval_log
 
-from .batch_resume import MODELS, POLICY, SCENARIOS, ResumeCost, kill_and_resume
+from .batch_resume import MODELS, POLICY, SCENARIOS, UNFLUSHED, ResumeCost, kill_and_resume, kill_and_retry
+from .harness import check, cli_env, run_cli
 
 pytestmark = pytest.mark.slow  # kills and resumes `inspect` subprocesses (about 45 s a scenario)
 
@@ -53,3 +55,27 @@ def test_killed_batch_run_pays_twice_only_what_is_counted(
     # of unfinished samples is paid twice
     assert cost.paid_twice == cost.in_flight_paid_twice + cost.returned_paid_twice
     assert cost.in_flight_paid_twice == cost.in_flight
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_samples_recovered_from_the_sample_buffer_keep_their_store(
+    provider: str, tmp_path: Path, derived_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed with 4 finished units in Inspect's sample buffer only, the retry recovers them from there: their store
+    (raw replies, truncation flags, rebuilt markers) is the one a run that was never killed logs, key for key."""
+    refuse_other_hosts(monkeypatch)
+    model = MODELS[provider]
+    with FakeModelServer(drive_policy(POLICY)) as server:
+        killed_dir, direct_dir = tmp_path / "killed", tmp_path / "direct"
+        killed_dir.mkdir()
+        direct_dir.mkdir()
+        cost, resumed = kill_and_retry(server, UNFLUSHED, model, killed_dir, DRIVE_EVALS_CACHE=str(derived_cache))
+        env = cli_env(server, direct_dir, DRIVE_EVALS_CACHE=str(derived_cache))
+        args = ["eval", *UNFLUSHED.args(direct_dir), "--model", model, "--log-dir", str(direct_dir / "logs")]
+        check(run_cli(args, env, direct_dir), f"{provider} direct run")
+    assert cost.finished_samples == 4  # recovered from the buffer, not run again
+    (direct_info,) = list_eval_logs(str(direct_dir / "logs"))
+    direct = {sample.id: sample.store for sample in read_eval_log(direct_info).samples or []}
+    stores = {sample.id: sample.store for sample in resumed.samples or []}
+    assert len(stores) == len(direct) == 16 and all(direct.values())
+    assert stores == direct

@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import vladbench_official as vk
 from fake_models import image_digest
+from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
 from inspect_runs import eval_in_process, metrics, mockllm
 
@@ -55,38 +57,95 @@ def test_perfect_model(tmp_path: Path) -> None:
     assert log.eval.metadata is not None and log.eval.metadata["data"]["source"] == "demo"
 
 
-def test_chance_total_matches_the_restated_official_scorer(tmp_path: Path) -> None:
-    """Regroup the logged replies as VLMEvalKit does and score them with the restated official functions."""
-    log = eval_in_process(TASK, tmp_path / "logs", model="chance/random", task_args=DEMO)
-    values = metrics(log, SCORER)
-    assert log.samples is not None and len(log.samples) == len(demo_records())
+def xlsx_round_trip(replies: list[str], folder: Path) -> list[object]:
+    """VLMEvalKit's prediction column written as `dump_xlsx` writes it and read back as `load_xlsx` reads it."""
+    path = folder / "model_VLADBench.xlsx"
+    options = {"options": {"strings_to_formulas": False}}
+    with pd.ExcelWriter(path, engine="xlsxwriter", engine_kwargs=options) as writer:
+        pd.DataFrame({"prediction": replies}).to_excel(writer, index=False)
+    return [math.nan if pd.isna(value) else str(value) for value in pd.read_excel(path)["prediction"]]
+
+
+def official_numbers(log: EvalLog, folder: Path) -> tuple[dict[str, float], float]:
+    """Regroup the logged replies as VLMEvalKit does, read them back from its xlsx file, and score them with the
+    restated official functions: each task's score and the total."""
+    assert log.samples is not None
+    samples = sorted(log.samples, key=lambda s: s.metadata["row"])
+    predictions = xlsx_round_trip([str(sample.store["reply_text"]) for sample in samples], folder)
     by_task: dict[str, list[dict[str, list[object]]]] = {}
-    for sample in sorted(log.samples, key=lambda s: s.metadata["row"]):
+    for sample, prediction in zip(samples, predictions, strict=True):
         meta = sample.metadata
         groups = by_task.setdefault(meta["task"], [])
         if not groups or groups[-1]["dindex"][0] != meta["dindex"]:
             groups.append(
                 {"dindex": [meta["dindex"]], "questions": [], "reference": [], "prediction": [], "dimension": []}
             )
-        reply = sample.store["reply_text"]
         groups[-1]["questions"].append(meta["question"])
         groups[-1]["reference"].append(meta["answer"])
-        groups[-1]["prediction"].append(reply if reply else math.nan)
+        groups[-1]["prediction"].append(prediction)
         groups[-1]["dimension"].append(meta["dimension"])
     functions = {"general": vk.general, "relation": vk.relation, "road_change": vk.road_change,
                  "road_speed": vk.road_speed, "judge": vk.judge}  # fmt: skip
     weighted = questions = 0.0
+    scores: dict[str, float] = {}
     for task in TASKS:
-        samples = by_task[task.name]
+        groups = by_task[task.name]
         if task.scorer == "grounding":
-            result = vk.grounding(samples, box_format="norm1000")
+            result = vk.grounding(groups, box_format="norm1000")
         else:
-            result = functions[task.scorer](samples)
-        score = vk.composite(result, task.weights)
-        assert values[task.name] == pytest.approx(score / 100, abs=1e-12), task.name
-        weighted += result[0] * score
+            result = functions[task.scorer](groups)
+        scores[task.name] = vk.composite(result, task.weights) / 100
+        weighted += result[0] * scores[task.name]
         questions += result[0]
-    assert values["total"] == pytest.approx(weighted / questions / 100, abs=1e-12)
+    return scores, weighted / questions
+
+
+def test_chance_total_matches_the_restated_official_scorer(tmp_path: Path) -> None:
+    log = eval_in_process(TASK, tmp_path / "logs", model="chance/random", task_args=DEMO)
+    assert log.samples is not None and len(log.samples) == len(demo_records())
+    values = metrics(log, SCORER)
+    scores, total = official_numbers(log, tmp_path)
+    for task in TASKS:
+        assert values[task.name] == pytest.approx(scores[task.name], abs=1e-12), task.name
+    assert values["total"] == pytest.approx(total, abs=1e-12)
+
+
+def read_back_reply(messages: list[ChatMessage]) -> str:
+    """Replies whose xlsx read-back differs from the text: pandas missing-value strings where the official scorer
+    reads them (option questions), carriage returns where the number and pair rules read the `_x000D_` left."""
+    text = messages[0].text
+    perfect = perfect_reply(messages)
+    task = demo_records()[(_question(messages), _digest(messages))][0]
+    kind = BY_NAME[task].scorer
+    pick = sum(map(ord, text)) % 4
+    if kind in ("general", "judge", "road_change"):
+        return ("None", "N/A", "nan", perfect + "\r")[pick]
+    if kind in ("relation", "road_speed"):
+        return (perfect + "\r", "\r" + perfect, perfect + "\r\n", perfect)[pick]
+    return perfect
+
+
+def _question(messages: list[ChatMessage]) -> str:
+    question = messages[0].content[-1]
+    assert isinstance(question, ContentText)
+    return question.text
+
+
+def _digest(messages: list[ChatMessage]) -> str:
+    image = messages[0].content[0]
+    assert isinstance(image, ContentImage)
+    return image_digest(image.image)
+
+
+def test_replies_are_read_back_as_from_vlmevalkit_xlsx(tmp_path: Path) -> None:
+    """`None`, `N/A`, `nan` and carriage returns: every task and the total as VLMEvalKit scores its xlsx file."""
+    log = eval_in_process(TASK, tmp_path / "logs", model=mockllm(read_back_reply), task_args=DEMO)
+    values = metrics(log, SCORER)
+    scores, total = official_numbers(log, tmp_path)
+    for task in TASKS:
+        assert values[task.name] == pytest.approx(scores[task.name], abs=1e-12), task.name
+    assert values["total"] == pytest.approx(total, abs=1e-12)
+    assert values["total"] < 0.9  # the read-back costs credit: the replies are the references otherwise
 
 
 def test_task_selection_by_aspect(tmp_path: Path) -> None:

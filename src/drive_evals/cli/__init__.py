@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from drive_evals import _registry
 from drive_evals.cli.manifest import add_manifest_command
+from drive_evals.cli.replay import add_replay_command
 
 DEFAULT_REPORT_DIR = "report"
 """Outside the log directory: `inspect eval-set` refuses to resume into a directory holding other files."""
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_estimate_command(subparsers)
     add_merge_shards_command(subparsers)
     add_run_command(subparsers)
+    add_replay_command(subparsers)
     return parser
 
 

@@ -31,7 +31,7 @@ from drive_evals.coda_lm.metrics import (
 )
 from drive_evals.coda_lm.outcomes import JUDGE_OUTCOME, OUTCOMES, coda_lm_outcomes
 from drive_evals.coda_lm.prompts import TASKS, judge_messages
-from drive_evals.coda_lm.records import SUPERCATEGORIES
+from drive_evals.coda_lm.records import SUPERCATEGORIES, UNMAPPED
 from drive_evals.coda_lm.task import CODA_LM_TASK
 from drive_evals.kit import (
     Benchmark,
@@ -69,6 +69,12 @@ def judge_request(sample: Sample) -> list[ChatMessage]:
     """The official judge request without the model's answer (the estimate adds it)."""
     meta = sample.metadata or {}
     return judge_messages(meta[TASK_KEY], meta["reference"], "")
+
+
+def counts_officially(metadata: Mapping[str, Any]) -> bool:
+    """An item whose rating can enter `final_score`: not a region of an unmapped category (a stop rule fixes its
+    weights from this before the first call; a rating the parser cannot read is then left open, not counted 0)."""
+    return metadata.get("supercategory") != UNMAPPED
 
 
 def levels(metadata: Mapping[str, Any]) -> dict[str, str]:
@@ -138,6 +144,7 @@ CODA_LM = Benchmark(
         level_order={"task": TASKS, "object category": tuple(SUPERCATEGORIES), JUDGE_OUTCOME: OUTCOMES},
     ),
     missing_values={JUDGED: 0.0, COUNTED: 0.0, STRICT: 0.0},
+    stop_eligible=counts_officially,
     console=(
         ConsoleLine(
             FINAL, "official final score, mean of the three tasks' mean ratings x10: the headline", judged=True

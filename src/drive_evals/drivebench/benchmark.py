@@ -77,6 +77,11 @@ def judge_request(sample: Sample) -> list[ChatMessage]:
     return [ChatMessageUser(content=message)]
 
 
+def officially_scored(metadata: Mapping[str, Any]) -> bool:
+    """A question the official evaluation scores (not a prediction yes/no one): it counts in `gpt_score`."""
+    return bool(metadata.get("officially_scored"))
+
+
 def gpt_score_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any]) -> str:
     """What `gpt_score` is in the end-of-run headline; with several settings, that it pools them."""
     settings = [str(name) for name in metadata.get("settings") or []]
@@ -171,4 +176,5 @@ DRIVEBENCH = Benchmark(
     planned_groups_key=PLANNED_TASKS_KEY,
     chance=chance_answer,
     estimate=EstimateInputs(requests=model_requests, judge_request=judge_request, judge_max_tokens=JUDGE_MAX_TOKENS),
+    stop_eligible=officially_scored,
 )

@@ -1,4 +1,4 @@
-"""BLEU-1..4, ROUGE-L and CIDEr as the official evaluation computes them, in pure Python (no Java).
+"""BLEU-1..4, ROUGE-L and CIDEr as the official evaluation computes them (scorers in Python, tokenizer in Java).
 
 Official: `language_evaluation.CocoEvaluator(coco_types=["BLEU", "ROUGE_L", "CIDEr"]).run_evaluation(preds, golds)`
 once per open-question bucket (`evaluate/eval.py` L163-171), i.e. the COCO caption scorers of
@@ -9,19 +9,17 @@ constants); ROUGE-L (LCS F-measure, beta 1.2, mean over questions); CIDEr (n <= 
 bucket's golds, log(questions) as the reference length, clipped tf-idf, a Gaussian penalty sigma 6 on the bigram
 count difference, x10, mean over questions). All three are bucket-level numbers, not means of per-question scores.
 
-The tokenizer here restates the PTB rules that driving answers exercise (measured equal to the Java tokenizer on
-the fixed inputs of tests/drivebench/data/language-official.json; the differences left are in docs/drivebench.md).
-Note two quirks kept: `-lowerCase` lower-cases the bracket tokens, so `-lrb-` and friends are NOT dropped (the list
-holds them in upper case), and a number glued to a comma, as in object ids `<c1,CAM_BACK,0.5073,0.5778>`, stays one
-token (`,0.5073,0.5778`).
+The tokens are the official tokenizer's own: `ptb.py` runs the same Stanford jar the same way, one JVM for all the
+texts of a computation.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
+
+from drive_evals.drivebench.ptb import tokenize_calls
 
 NGRAMS = 4
 ROUGE_BETA = 1.2
@@ -29,43 +27,6 @@ CIDER_SIGMA = 6.0
 CIDER_SCALE = 10.0
 BLEU_TINY, BLEU_SMALL = 1e-15, 1e-9
 """`bleu_scorer.py`: added to the matches and to the guesses so an empty order gives 0, not a division by 0."""
-DROPPED = frozenset(
-    ["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...", ";"]
-)
-"""`ptbtokenizer.py` L22-23, compared with the lower-cased tokens as officially (so the bracket names survive)."""
-QUOTE = '"'
-BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
-SPLIT_WORDS = {"cannot": ("can", "not"), "gonna": ("gon", "na"), "gotta": ("got", "ta"), "wanna": ("wan", "na")}
-CLITIC = re.compile(r"^(.+?)(n't|'s|'re|'ve|'ll|'m|'d)$")
-TOKEN = re.compile(
-    r"""
-    (?P<abbreviation>(?<![\w.])[a-z](?:\.[a-z])*\.(?=\s|$))   # e.g. u.s. c.
-    | (?P<number>\d*(?:[.:,]\d+)+|\d+)(?![\w])               # 3.5 1,000 12:30 ,0.5073,0.5778
-    | (?P<word>[\w@]+(?:[-/'][\w@]+)*(?:n't|'s|'re|'ve|'ll|'m|'d)?)
-    | (?P<dots>\.\.\.)
-    | (?P<dashes>--)
-    | (?P<other>\S)
-    """,
-    re.VERBOSE,
-)
-
-
-def tokenize(text: str) -> str:
-    """The official tokenisation of one text: PTB tokens, lower-cased, the listed punctuation dropped, joined by
-    single spaces."""
-    tokens: list[str] = []
-    for match in TOKEN.finditer(text.replace("\n", " ").lower()):
-        token = match.group(0)
-        if match.lastgroup == "word":
-            clitic = CLITIC.match(token)
-            parts = [clitic.group(1), clitic.group(2)] if clitic and "'" not in clitic.group(1) else [token]
-            tokens.extend(piece for part in parts for piece in SPLIT_WORDS.get(part, (part,)))
-        elif match.lastgroup == "other":
-            if token != QUOTE:  # PTB's `` or '', both dropped
-                tokens.append(BRACKETS.get(token, token))
-        else:
-            tokens.append(token)
-    return " ".join(token for token in tokens if token not in DROPPED)
 
 
 def _ngrams(words: Sequence[str], n: int = NGRAMS) -> Counter[tuple[str, ...]]:
@@ -166,11 +127,28 @@ def cider(candidates: Sequence[str], references: Sequence[str]) -> float:
 LANGUAGE_METRICS = ("bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l", "cider")
 
 
+UNK, UNK_REPLACEMENT = "_UNK", "_UNKNOWN"
+"""`language_evaluation` L100: the golds' `_UNK` is rewritten before tokenisation (the replies' is not)."""
+
+
+def language_scores_of_buckets(buckets: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[dict[str, float]]:
+    """The official `run_evaluation(pred_list, GT_list)` of each (replies, golds) bucket, tokenised through one
+    JVM (each bucket's golds and replies are separate tokenizer calls, as officially); an empty bucket gives no
+    numbers."""
+    kept = [(list(p), list(a)) for p, a in buckets if p]
+    calls: list[list[str]] = []
+    for predictions, answers in kept:
+        calls += [[a.replace(UNK, UNK_REPLACEMENT) for a in answers], predictions]
+    tokens = iter(tokenize_calls(calls))
+    scored: list[dict[str, float]] = []
+    for _ in kept:
+        references, candidates = next(tokens), next(tokens)
+        values = [*bleu(candidates, references), rouge_l(candidates, references), cider(candidates, references)]
+        scored.append(dict(zip(LANGUAGE_METRICS, values, strict=True)))
+    results = iter(scored)
+    return [next(results) if p else {} for p, _ in buckets]
+
+
 def language_scores(predictions: Sequence[str], answers: Sequence[str]) -> dict[str, float]:
     """The official `run_evaluation(pred_list, GT_list)` of one bucket; empty input gives no numbers."""
-    if not predictions:
-        return {}
-    candidates = [tokenize(p) for p in predictions]
-    references = [tokenize(a.replace("_UNK", "_UNKNOWN")) for a in answers]  # `language_evaluation` L100
-    values = [*bleu(candidates, references), rouge_l(candidates, references), cider(candidates, references)]
-    return dict(zip(LANGUAGE_METRICS, values, strict=True))
+    return language_scores_of_buckets([(predictions, answers)])[0]

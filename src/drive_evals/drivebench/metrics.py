@@ -28,7 +28,7 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from drive_evals.drivebench.language import language_scores
+from drive_evals.drivebench.language import language_scores_of_buckets
 from drive_evals.drivebench.records import TASKS
 from drive_evals.drivebench.settings import CLEAN
 from drive_evals.precision import reported_stderr
@@ -189,19 +189,24 @@ def paired_numbers(rows: Sequence[Row], setting: str, reference: str) -> dict[st
     return out
 
 
-def language_numbers(rows: Sequence[Row], prefix: str = "") -> dict[str, float]:
-    """BLEU-1..4, ROUGE-L and CIDEr per open-question bucket of one setting, as `eval.py` L163-171 computes them
-    (over every reply the run has, judged or not)."""
+def language_numbers(settings: Sequence[tuple[str, Sequence[Row]]]) -> dict[str, float]:
+    """BLEU-1..4, ROUGE-L and CIDEr per open-question bucket of each (prefix, rows) setting, as `eval.py` L163-171
+    computes them (over every reply the run has, judged or not); one tokenizer JVM for them all."""
+    names, buckets = [], []
+    for prefix, rows in settings:
+        for bucket in VQA_BUCKETS:
+            kept = [r for r in rows if r.meta.get("bucket") == bucket and r.pred is not None]
+            names.append((prefix, bucket))
+            buckets.append(([str(r.pred) for r in kept], [str(r.meta.get("answer")) for r in kept]))
     out: dict[str, float] = {}
-    for bucket in VQA_BUCKETS:
-        kept = [r for r in rows if r.meta.get("bucket") == bucket and r.pred is not None]
-        scores = language_scores([str(r.pred) for r in kept], [str(r.meta.get("answer")) for r in kept])
+    for (prefix, bucket), scores in zip(names, language_scores_of_buckets(buckets), strict=True):
         out.update({metric_name(prefix, bucket, name): value for name, value in scores.items()})
     return out
 
 
-def summarise(rows: Sequence[Row], missing: int = 0) -> dict[str, float]:
-    """Every logged number of a run from its scored samples; `missing` errored samples count as unjudged."""
+def summarise(rows: Sequence[Row], missing: int = 0, language: bool = True) -> dict[str, float]:
+    """Every logged number of a run from its scored samples; `missing` errored samples count as unjudged.
+    `language=False` leaves out the language metrics (a JVM run) for Inspect's live progress line."""
     out = setting_numbers(rows)
     planned = len(rows) + missing
     judged = [r.value(JUDGED) for r in rows if not math.isnan(r.value(JUDGED))]
@@ -210,15 +215,16 @@ def summarise(rows: Sequence[Row], missing: int = 0) -> dict[str, float]:
     out[f"{MCQ_EMPTY_MATCH}_count"] = sum(r.value(MCQ_EMPTY_MATCH) > 0 for r in rows)
     out[MISSING_UNITS] = missing
     settings = list(dict.fromkeys(str(r.meta.get("setting")) for r in rows))
-    if len(settings) == 1:
-        out.update(language_numbers(rows))
+    if len(settings) == 1 and language:
+        out.update(language_numbers([("", rows)]))
     if len(settings) > 1:
         by_setting: dict[str, list[Row]] = defaultdict(list)
         for row in rows:
             by_setting[str(row.meta.get("setting"))].append(row)
         for setting in settings:
             out.update(setting_numbers(by_setting[setting], setting))
-            out.update(language_numbers(by_setting[setting], setting))
+        if language:
+            out.update(language_numbers([(setting, by_setting[setting]) for setting in settings]))
         reference = reference_setting(settings)
         for setting in settings:
             if setting != reference:
@@ -244,8 +250,9 @@ def drivebench_metrics() -> Metric:
     with several settings each setting's numbers and the paired differences against the reference setting."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        numbers = summarise(rows_of(scores), len(missing_units(scores)))
-        if running(scores):  # Inspect's live progress line: no headline that the final one would contradict
+        live = running(scores)  # Inspect's live progress line: no headline that the final one would contradict
+        numbers = summarise(rows_of(scores), len(missing_units(scores)), language=not live)
+        if live:
             numbers.update({GPT_SCORE: math.nan, MCQ_ACCURACY: math.nan})
         return numbers
 

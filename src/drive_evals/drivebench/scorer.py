@@ -28,6 +28,7 @@ from drive_evals.drivebench.metrics import (
     drivebench_metrics,
 )
 from drive_evals.drivebench.prompts import judge_message
+from drive_evals.drivebench.ptb import check_tokenizer
 from drive_evals.judge_guard import DEFAULT_JUDGE_ERROR_LIMIT, JudgeBreaker
 from drive_evals.replies import (
     NO_CALL,
@@ -94,6 +95,7 @@ def drivebench_scorer(
         judge_error_limit: Consecutive judge API errors after which no judge call is made (`grader_failed`).
         breaker: The task's breaker, shared with its `stop_when_judge_down` solver.
     """
+    check_tokenizer()  # the language metrics need the official tokenizer: fail now, not after the model calls
     breaker = breaker if isinstance(breaker, JudgeBreaker) else JudgeBreaker(judge_error_limit)
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -45,7 +45,7 @@ from drive_evals.kit import (
 )
 
 DRIVEBENCH_TASK = SuiteTask("drivebench", scorer=drivebench_scorer)
-TASK_VERSION = 2
+TASK_VERSION = 3
 """Bumped by any change that can move a reported number; see CHANGELOG.md."""
 DESCRIPTION_KEY = "judge_description"
 

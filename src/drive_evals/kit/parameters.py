@@ -16,6 +16,7 @@ from typing import Any
 from drive_evals.data import Snapshot
 from drive_evals.params import flag, optional_text, text
 from drive_evals.shard import Shard, parse_shard
+from drive_evals.stopping.rule import DEFAULT_ALPHA, DEFAULT_MIN_CLUSTERS, DEFAULT_SEED, StopPlan, parse_plan
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,38 @@ SHARD = SuiteParameter(
     "`i/n` runs part i of n (counted from 1), split by cluster; `drive-evals merge-shards` joins the logs.",
     _shard,
 )
-SUITE_PARAMETERS: tuple[SuiteParameter, ...] = (DATA, REVISION, BLIND, SHARD)
+
+
+def _as_given(name: str, value: object) -> object:
+    """Checked together by `stopping.rule.parse_plan` once every `stop_*` value is known (`SuiteArgs.checked`)."""
+    return value
+
+
+STOP_PARAMETERS = (
+    SuiteParameter(
+        "stop",
+        str | None,
+        None,
+        "A stop rule fixed before the run (docs/early-stopping.md): `precision:W`, `above:X`, `below:X` or "
+        "`vs:LOG`; clusters run in a seeded order and the run stops once an interval valid at every look decides.",
+        _as_given,
+    ),
+    SuiteParameter("stop_alpha", float, DEFAULT_ALPHA, "The stop rule's error level.", _as_given),
+    SuiteParameter("stop_seed", int, DEFAULT_SEED, "The seed of the stop rule's cluster order.", _as_given),
+    SuiteParameter("stop_min_clusters", int, DEFAULT_MIN_CLUSTERS, "No stop before this many clusters.", _as_given),
+    SuiteParameter(
+        "stop_budget",
+        int | str | None,
+        None,
+        "Stop undecided after this many clusters, or a share of them (`50%`).",
+        _as_given,
+    ),
+    SuiteParameter("stop_margin", float, 0.0, "`vs:LOG`: the equivalence margin (0: none).", _as_given),
+    SuiteParameter(
+        "stop_shadow", bool, False, "Run every cluster and record where the rule would have stopped.", _as_given
+    ),
+)
+SUITE_PARAMETERS: tuple[SuiteParameter, ...] = (DATA, REVISION, BLIND, SHARD, *STOP_PARAMETERS)
 """In signature order within their place (leading ones before a benchmark's own parameters)."""
 
 
@@ -91,6 +123,8 @@ class SuiteArgs:
     revision: str | None
     blind: bool
     shard: Shard | None
+    stop: StopPlan | None = None
+    """The stop rule (`stop` and the `stop_*` parameters), None without one."""
     opened: list[Snapshot] = field(default_factory=list, compare=False, repr=False)
     """The data snapshots opened for this call (`kit.open_data`), whose fetched files `make_task` verifies."""
 
@@ -99,4 +133,5 @@ class SuiteArgs:
         """Check every suite parameter in `given` (a left-out optional one reads as its default)."""
         values = {p.name: p.check(p.name, given[p.name]) if p.name in given else p.default for p in SUITE_PARAMETERS}
         values["data"] = resolve_data(task, values["data"])  # type: ignore[arg-type]
-        return cls(task=task, **values)  # type: ignore[arg-type]
+        stop = parse_plan(*(values.pop(p.name) for p in STOP_PARAMETERS))
+        return cls(task=task, stop=stop, **values)  # type: ignore[arg-type]

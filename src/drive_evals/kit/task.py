@@ -34,14 +34,15 @@ from drive_evals.benchmark import SuiteTask
 from drive_evals.data import Snapshot, open_snapshot
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.endpoints import check_task_endpoints
-from drive_evals.errors import route_errors_to_stderr
+from drive_evals.errors import ParameterError, route_errors_to_stderr
 from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs
 from drive_evals.manifest import verify_manifest
 from drive_evals.params import reject_unknown
 from drive_evals.replies import generate_raw_reply
 from drive_evals.run_end import enable_end_of_run_warnings
 from drive_evals.started_samples import StartedSamples, record_start
-from drive_evals.suite import register
+from drive_evals.stopping.attach import with_stop_rule
+from drive_evals.suite import declared, register
 from drive_evals.unanswered import CALL_TIMEOUT_SECONDS
 from drive_evals.viewer import replicate_tags, sample_list_view
 
@@ -183,7 +184,7 @@ def make_task(
     name = scorer_name(scorer)
     if config.timeout is None:
         config = config.model_copy(update={"timeout": CALL_TIMEOUT_SECONDS})
-    return Task(
+    built = Task(
         dataset=dataset,
         version=version,
         solver=[record_start(StartedSamples(kept=kept)), *solver, *([generate_raw_reply()] if generate else [])],
@@ -195,6 +196,21 @@ def make_task(
         viewer=sample_list_view(columns.title, name, columns.scores, columns.trailing, columns.labels or None),
         early_stopping=early_stopping,
     )
+    return built if args.stop is None else _with_stop_rule(args, built)
+
+
+def _with_stop_rule(args: SuiteArgs, built: Task) -> Task:
+    """The task with its stop rule (docs/early-stopping.md), refused in one line where its headline cannot hold one."""
+    benchmark = declared(args.task)
+    assert args.stop is not None
+    if benchmark is None:
+        raise ParameterError(f"-T stop: {args.task} is not a benchmark of the suite registry (drive_evals._registry)")
+    if args.shard is not None and args.shard.count > 1:  # shards would each see part of the committed order
+        raise ParameterError(
+            "-T stop with several shards (-T shard, drive-evals run --processes N): not supported yet; run the rule "
+            "in one process (drive-evals run --processes 1)"
+        )
+    return with_stop_rule(built, benchmark, args.stop)
 
 
 def scorer_name(scorer: object) -> str:

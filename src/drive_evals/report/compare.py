@@ -53,7 +53,7 @@ class BenchmarkView:
 def build_view(benchmark: Benchmark, runs: list[Run]) -> BenchmarkView:
     """Label the runs, group them by comparability, and compare every two comparable models and each blind run."""
     assign_labels(runs)
-    normal = [run for run in runs if not run.blind]
+    normal = [run for run in runs if not run.blind and not run.stopped]  # a stopped run is not a full run
     groups: dict[tuple[tuple[str, str], ...], list[Run]] = defaultdict(list)
     for run in normal:
         groups[run.comparability_key()].append(run)

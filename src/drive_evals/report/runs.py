@@ -35,6 +35,8 @@ from drive_evals.benchmark import (
 from drive_evals.chance import effective_model_args
 from drive_evals.replies import rebuilt_count
 from drive_evals.shard import SHARD_KEY
+from drive_evals.stopping.guarantee import stop_note
+from drive_evals.stopping.manager import MANAGER as STOP_MANAGER
 
 SIZE_ARGS = frozenset({"cell_size"})
 """Task arguments that are a WIDTHxHEIGHT size; the task logs them as a [width, height] list."""
@@ -102,6 +104,16 @@ class Run:
     label: str = ""
     partial: str | None = None
     """`N of M samples` when the run evaluated part of its dataset (`--limit`, `--sample-id`); None for all of it."""
+    stopping: dict[str, Any] | None = None
+    """The stop rule's record (`results.early_stopping.metadata`, docs/early-stopping.md); None without a rule."""
+
+    @property
+    def stopped(self) -> bool:
+        """A stop rule skipped some of its samples: not a full run, compared with none (its intervals after the
+        stop are the rule's own, valid at every look)."""
+        return (
+            self.stopping is not None and not self.stopping.get("shadow") and bool(self.stopping.get("samples_skipped"))
+        )
 
     @property
     def blind(self) -> bool:
@@ -211,7 +223,11 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         notes.append(f"no `{benchmark.scorer}` scores in the log")
     ids = sorted(str(sample_id) for sample_id in (spec.dataset.sample_ids or []))
     digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:8]
-    return Run(
+    stopping = log.results.early_stopping
+    record: dict[str, Any] | None = (
+        dict(stopping.metadata) if stopping is not None and stopping.manager == STOP_MANAGER else None
+    )
+    run = Run(
         benchmark=benchmark,
         log_path=path,
         log_name=name,
@@ -230,7 +246,18 @@ def _run(benchmark: Benchmark, log: EvalLog, path: str, name: str, samples: list
         task_version=str(spec.task_version),
         notes=notes,
         partial=f"{len(ids)} of {spec.dataset.samples} samples" if len(ids) < (spec.dataset.samples or 0) else None,
+        stopping=record,
     )
+    if record is not None:
+        run.notes.append(stop_note(record))
+    if run.stopped and record is not None:
+        at = record.get("stopped_at") or {}
+        run.partial = (
+            f"stopped early by {record.get('rule')} after {at.get('clusters')} of {record.get('clusters')} "
+            f"{benchmark.cluster_key}s: {record.get('decision')}"
+        )
+        run.sample_set += " stopped early"
+    return run
 
 
 def _judge(log: EvalLog) -> str | None:

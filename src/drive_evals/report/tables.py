@@ -75,6 +75,8 @@ def estimate(run: Run, metric: str) -> Estimate:
     """The log's value and clustered standard error of `metric`, with the number of units behind it. A metric that is
     not a mean over units (VLADBench's official ratios of sums) is the logged value alone, with no interval."""
     unit_metric = run.benchmark.unit_metric(metric)
+    if run.stopped:
+        return _stopped_estimate(run, metric)
     if unit_metric is None:
         return Estimate(run.metrics.get(metric, math.nan), math.nan, len(run.units), from_samples=False)
     rows = [(v, u.cluster, u.group) for u in run.units.values() if (v := unit_value(u, unit_metric)) is not None]
@@ -92,6 +94,15 @@ def estimate(run: Run, metric: str) -> Estimate:
     # The task logs no SE where this interval says nothing (drive_evals.precision): none is missing there.
     from_samples = logged is None and unit_metric.stderr_logged and informative(interval)
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
+
+
+def _stopped_estimate(run: Run, metric: str) -> Estimate:
+    """A run a stop rule ended: its headline is the rule's last interval, valid at every look; no other interval
+    holds for numbers whose sample size the rule chose (shown without one)."""
+    final = (run.stopping or {}).get("final") or {}
+    if metric == run.benchmark.headline and final and run.stopping and run.stopping.get("reference_headline") is None:
+        return Estimate(float(final["estimate"]), math.nan, len(run.units), False, (final["low"], final["high"]))
+    return Estimate(run.metrics.get(metric, math.nan), math.nan, len(run.units), from_samples=False)
 
 
 def percent(value: float | None, digits: int = 1) -> str:

@@ -12,8 +12,10 @@ depends on the model's name, the decision is stated at the function and in docs/
 
 - `box_format` replaces the model-name rule for localisation questions (`norm1000`, what VLMEvalKit does for the
   names it knows, or `pixel`, the authors' unscaled branch);
-- an empty reply is read as VLMEvalKit reads it back from its prediction file, the text `nan`; where the official
-  function would crash on that (relation, lane speed, localisation), it scores 0 without obey credit;
+- the reply is the one VLMEvalKit reads back from its xlsx prediction file (`readback.read_back`, applied by the
+  scorer); one read back as missing (empty, or exactly a pandas missing-value string such as `None`) is read as
+  the text `nan`, as the official option scorers read NaN; where the official function would crash on it
+  (relation, lane speed, localisation), it scores 0 without obey credit;
 - a box number that `float()` cannot read (`1.2.3`), which crashes the official function, leaves the box unread.
 """
 
@@ -33,8 +35,8 @@ ObeySemicolons = Literal["vlmevalkit", "strip"]
 OBEY_SEMICOLONS: tuple[ObeySemicolons, ...] = ("vlmevalkit", "strip")
 
 EMPTY_READ_AS = "nan"
-"""An empty reply is written to VLMEvalKit's xlsx prediction file as a blank cell and read back as NaN, which its
-scorers turn into this text (`str(nan)`)."""
+"""A reply read back as NaN from VLMEvalKit's xlsx prediction file (empty, or a pandas missing-value string), which
+its scorers turn into this text (`str(nan)`)."""
 LOCALISATION_MARKER = "located in the image?"
 """A Grounding question holding this (lower-cased) asks for a box; the others are scored as General questions."""
 MULTIPLE_OPTIONS = "', '"

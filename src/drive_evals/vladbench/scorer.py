@@ -23,6 +23,7 @@ from drive_evals.replies import (
 from drive_evals.truncation import TRUNCATED_KEY, TRUNCATED_REASON, truncation
 from drive_evals.vladbench.dataset import TASK_KEY
 from drive_evals.vladbench.metrics import CORRECT_KEY, IOU_KEY, OBEY_KEY, PAIRED_KEY, vladbench_scores
+from drive_evals.vladbench.readback import read_back
 from drive_evals.vladbench.rules import BOX_FORMATS, OBEY_SEMICOLONS, Verdict, score_question
 from drive_evals.vladbench.taxonomy import BY_NAME, THIRD_METRIC
 
@@ -71,7 +72,7 @@ def vladbench_scorer(box_format: str = "norm1000", obey_semicolons: str = "vlmev
             str(metadata["question"]),
             target.text,
             metadata.get("dimension"),
-            reply,
+            read_back(reply),  # as VLMEvalKit's scorers read it from its xlsx prediction file
             box,  # type: ignore[arg-type]  # checked by `choice`
             semicolons,  # type: ignore[arg-type]
         )
