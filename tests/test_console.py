@@ -61,27 +61,29 @@ def assert_in_order(expected: list[str], capture: str, where: str) -> None:
         position = lines.index(line, position) + 1
 
 
-CAPTURED = sorted({task for task, _ in captures()}, key=[b.key for b in BENCHMARKS].index)
-"""The benchmarks docs/console.md shows a capture of (each in every display mode)."""
+CAPTURED = [b.key for b in BENCHMARKS]
+"""The benchmarks docs/console.md must show a capture of, each in every display mode: every registry benchmark, so a
+new one fails here until its captures are in the page."""
+MODES = ("rich", "plain", "none")
 
 
 @pytest.fixture(scope="module")
 def demo_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
-    """A chance run of each captured benchmark's demo data (judged ones with the chance judge)."""
+    """A chance run of each benchmark's demo data (judged ones with the chance judge)."""
     root = tmp_path_factory.mktemp("console")
     return {
         b.task.qualified: eval_in_process(
             b.task.qualified, root / b.key, model="chance/random", task_args=DEMO, **(JUDGE if b.judged else {})
         )
         for b in BENCHMARKS
-        if b.key in CAPTURED
     }
 
 
-def test_the_captures_are_of_registry_benchmarks_in_every_display_mode() -> None:
-    found = captures()
-    assert {SURDS.split("/")[1], O1.split("/")[1]} <= set(CAPTURED)
-    assert {(task, mode) for task in CAPTURED for mode in ("rich", "plain", "none")} == set(found)
+def test_the_captures_are_of_every_registry_benchmark_in_every_display_mode() -> None:
+    found = set(captures())
+    wanted = {(task, mode) for task in CAPTURED for mode in MODES}
+    assert not wanted - found, f"docs/console.md lacks the captures {sorted(wanted - found)}"
+    assert not found - wanted, f"docs/console.md has captures of no registry benchmark: {sorted(found - wanted)}"
 
 
 @pytest.mark.parametrize("task", [f"drive_evals/{name}" for name in CAPTURED])
