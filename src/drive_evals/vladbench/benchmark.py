@@ -2,10 +2,11 @@
 beside the paper's Tables 3/4 and 10, breakdowns by domain, aspect and task clustered by scene, the chance answers
 and the estimate's requests. Listed in `drive_evals._registry.BENCHMARKS`.
 
-The official scores are ratios of sums with a pair term (`metrics`), not means over questions, so their columns
-are shown as logged, without an interval (none has been shown to cover for them). The breakdowns estimate, per
-level, the per-question obey rate and each outcome's share, which are means over questions: their intervals are
-the suite's, clustered by scene (one image or frame sequence of one task, the official `dindex` sample).
+The official scores are ratios of sums with a pair term (`metrics`), not means over questions. `total` is also the
+mean of per-question credits with known bounds (`credits`), which gives it an interval and a paired test; the aspect
+and task scores are shown as logged, without an interval (none has been shown to cover for them). The breakdowns
+estimate, per level, the per-question obey rate and each outcome's share, which are means over questions: their
+intervals are the suite's, clustered by scene (one image or frame sequence of one task, the official `dindex` sample).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from drive_evals.benchmark import (
     BreakdownSpec,
     Column,
     ConsoleLine,
+    CreditMetric,
     EstimateInputs,
     Reference,
     TableSpec,
@@ -26,8 +28,9 @@ from drive_evals.benchmark import (
 )
 from drive_evals.errors import ParameterError
 from drive_evals.vladbench.chance import answer as chance_answer
+from drive_evals.vladbench.credits import unit_credits
 from drive_evals.vladbench.dataset import PLANNED_TASKS_KEY, SCENE_KEY, TASK_KEY
-from drive_evals.vladbench.metrics import CORRECT_KEY, OBEY_KEY, TOTAL
+from drive_evals.vladbench.metrics import MISSING_VALUE, OBEY_KEY, TOTAL
 from drive_evals.vladbench.outcomes import (
     ASPECT,
     DIMENSIONS,
@@ -104,10 +107,11 @@ Table 10 for five commonly run models (arXiv 2503.21505 v1, as docs/vladbench.md
 
 SCORES, ASPECT_TABLE, TASK_TABLE = "Official scores", "Aspects", "Tasks"
 TABLES = {SCORES: (TOTAL,), ASPECT_TABLE: ASPECTS, TASK_TABLE: tuple(task.name for task in TASKS)}
-"""Each table's columns: the logged official scores, shown as logged (no interval)."""
+"""Each table's columns: the logged official scores; `total` with its interval on the question credits, the aspect
+and task scores as logged (no interval has been shown to cover for them)."""
 COMPARABILITY = ("tasks", "box_format", "obey_semicolons", "prompt")
-MISSING_VALUES = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0}
-"""A question whose sample errored: a failed call, no credit and no obey (as `metrics.MISSING_VALUE`)."""
+MISSING_VALUES = MISSING_VALUE
+"""A question whose sample errored: a failed call, no credit and no obey, 0 in the tip pairs (`metrics`)."""
 REFERENCE_SOURCE = "paper Tables 3, 4 (totals) and 10 (per task), arXiv 2503.21505 v1; x100"
 LEVEL_ORDER = {DOMAIN: DOMAINS, ASPECT: ASPECTS, TASK: TABLES[TASK_TABLE], OUTCOME: OUTCOMES}
 
@@ -126,8 +130,11 @@ VLADBENCH = Benchmark(
     group_key=TASK_KEY,
     headline=TOTAL,
     unit_metrics=(UnitMetric(OBEY_RATE, OBEY_KEY),),
-    tables=tuple(TableSpec(t, tuple(Column(m, m, "rate") for m in columns)) for t, columns in TABLES.items()),
-    paired=(OBEY_RATE,),
+    tables=tuple(
+        TableSpec(t, tuple(Column(m, m, "estimate" if m == TOTAL else "rate") for m in columns))
+        for t, columns in TABLES.items()
+    ),
+    paired=(TOTAL, OBEY_RATE),
     comparability=COMPARABILITY,
     missing_values=MISSING_VALUES,
     reference_source=REFERENCE_SOURCE,
@@ -143,6 +150,7 @@ VLADBENCH = Benchmark(
     ),
     console=(ConsoleLine(TOTAL, "the official total over the questions of the planned tasks: the headline"),),
     planned_groups_key=PLANNED_TASKS_KEY,
+    credit_metrics=(CreditMetric(TOTAL, unit_credits),),
     chance=chance_answer,
     estimate=EstimateInputs(requests=input_requests),
 )
