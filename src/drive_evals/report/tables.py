@@ -342,7 +342,8 @@ def _credit_paired_note(comparisons: list[Comparison]) -> list[str]:
     names = ", ".join(f"`{metric}`" for metric in metrics)
     return [
         f"{names}: compared on the per-unit credits divided by their largest bound (so in [0, 1]), the difference "
-        f"scaled back; its interval only from {CREDIT_INTERVAL_CLUSTERS} clusters, where it covers (docs/statistics.md)."
+        f"scaled back; its interval only from {CREDIT_INTERVAL_CLUSTERS} clusters, where it covers "
+        "(docs/statistics.md)."
     ]
 
 
