@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.log import EvalSample, read_eval_log_sample_summaries
@@ -33,7 +35,7 @@ def test_the_question_flags_survive_the_sample_summaries() -> None:
         + "Where is the car "
         + (LOCALISATION_MARKER)
     )
-    metadata = {"task": "Vehicle_Recognition", "question": question, "answer": "[1, 2, 3, 4]"}
+    metadata: dict[str, object] = {"task": "Vehicle_Recognition", "question": question, "answer": "[1, 2, 3, 4]"}
     metadata |= question_flags("Vehicle_Recognition", question, "[1, 2, 3, 4]")
     summary = EvalSample(id="q", epoch=1, input="x", target="t", metadata=metadata).summary()
     assert LOCALISATION_MARKER not in summary.metadata["question"]  # what the flag is for
@@ -42,11 +44,15 @@ def test_the_question_flags_survive_the_sample_summaries() -> None:
     assert judge == {LOCALISATION_KEY: False, YES_NO_KEY: True}
 
 
-def _rows(log: str) -> tuple[list[tuple[dict[str, float], dict[str, object]]], list[str]]:
+def _rows(log: str) -> tuple[list[tuple[Mapping[str, Any], Mapping[str, Any]]], list[str]]:
     """(score value, metadata) per question from the log's summaries, and the scenes."""
     summaries = sorted(read_eval_log_sample_summaries(log), key=lambda s: str(s.id))
-    rows = [(s.scores["vladbench_scorer"].value, s.metadata) for s in summaries if s.scores]  # type: ignore[index]
-    return rows, [str(s.metadata[SCENE_KEY]) for s in summaries]  # type: ignore[misc]
+    rows: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+    for summary in summaries:
+        value = (summary.scores or {})["vladbench_scorer"].value
+        assert isinstance(value, dict)
+        rows.append((value, summary.metadata))
+    return rows, [str(summary.metadata[SCENE_KEY]) for summary in summaries]
 
 
 @pytest.fixture(scope="module")

@@ -151,7 +151,7 @@ def warnings(view: BenchmarkView, best: Run | None, demo_said: bool = False) -> 
     elif p_only:
         reasons = "; ".join(dict.fromkeys(c.result.no_interval for c in p_only))
         found.append(
-            f"{WARNING} No interval on {len(p_only)} of {len(headline)} paired comparisons ({reasons}): "
+            f"{WARNING} No interval on {len(p_only)} of {len(headline)} paired comparisons: {reasons}; "
             "their p-values hold, so the verdicts stand."
         )
     elif clusters and clusters[0] < MIN_SCORE_CLUSTERS:
