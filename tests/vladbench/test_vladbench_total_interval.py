@@ -19,7 +19,7 @@ from drive_evals.report.runs import run_of_log
 from drive_evals.report.tables import estimate, percent
 from drive_evals.stats.intervals import credit_interval
 from drive_evals.stats.paired import CREDIT_INTERVAL_CLUSTERS, scaled_paired_difference
-from drive_evals.vladbench.credits import question_credits
+from drive_evals.vladbench.credits import question_credits, unit_credits
 from drive_evals.vladbench.dataset import LOCALISATION_KEY, SCENE_KEY, YES_NO_KEY, question_flags
 from drive_evals.vladbench.metrics import TOTAL, official_scores, task_results
 from drive_evals.vladbench.rules import LOCALISATION_MARKER
@@ -42,6 +42,15 @@ def test_the_question_flags_survive_the_sample_summaries() -> None:
     assert summary.metadata[LOCALISATION_KEY] is True and summary.metadata[YES_NO_KEY] is False
     judge = question_flags("VRU_Cutin", "Will the pedestrian cross?", " Yes.")
     assert judge == {LOCALISATION_KEY: False, YES_NO_KEY: True}
+
+
+def test_a_log_without_the_flags_gives_no_credits() -> None:
+    """Task version 2's samples hold no flags: their summaries may have lost a box marker, so no credits."""
+    metadata = {"task": "Weather", "row": 1, "dindex": "0", "question": "Which weather?", "answer": "sun"}
+    value = {"correct": 1.0, "obey": 1.0}
+    assert unit_credits([(value, metadata)]) is None
+    flagged = {**metadata, **question_flags("Weather", str(metadata["question"]), "sun")}
+    assert unit_credits([(value, flagged)]) == [(1.0, 1.0)]
 
 
 def _rows(log: str) -> tuple[list[tuple[Mapping[str, Any], Mapping[str, Any]]], list[str]]:

@@ -225,7 +225,12 @@ def _credit_notes(view: BenchmarkView, metrics: list[str]) -> list[str]:
         f"Ramdas's betting interval over {cluster}s with those bounds, which holds whatever the credits' "
         "distribution. Coverage measured in docs/statistics.md."
     ]
-    lacking = [label(view, run) for run in view.runs for m in metrics if not run.stopped and not unit_credits(run, m)]
+    lacking = [
+        label(view, run)
+        for run in view.runs
+        for m in metrics
+        if not run.stopped and not math.isnan(run.metrics.get(m, math.nan)) and unit_credits(run, m) is None
+    ]
     if lacking:
         notes.append(f"No interval for {', '.join(dict.fromkeys(lacking))}: {NO_CREDITS}.")
     return notes
