@@ -66,7 +66,7 @@ def test_a_126_unit_surds_copy_names_each_count_that_differs() -> None:
     units = dict.fromkeys(SUBSETS, 21)  # the 126 units
     checked = official_data(SURDS, {**LOCAL, "records": 40, "units": units})
     assert checked["status"] == "not official"
-    assert checked["differences"][:2] == ["records: 40, official 5,919", "yaw units: 21, official 925"]
+    assert checked["differences"][:2] == ["40 records (official 5,919)", "21 yaw units (official 925)"]
 
 
 def test_a_selection_of_the_official_data_is_the_official_data() -> None:
@@ -86,7 +86,7 @@ def test_either_count_of_the_drivelmm_test_file_is_official() -> None:
 
 def test_a_coda_lm_task_missing_from_the_copy_is_flagged() -> None:
     summary = {**LOCAL, "split": "Test", "tasks": ["general_perception"], "items": {}}
-    assert official_data(CODA_LM, summary)["differences"] == ["general_perception items: 0, official 500"]
+    assert official_data(CODA_LM, summary)["differences"] == ["0 general_perception items (official 500)"]
 
 
 def test_no_summary_or_no_known_count_is_unchecked_not_flagged() -> None:
@@ -107,7 +107,7 @@ def test_the_task_logs_demo_for_the_demo_and_not_official_for_a_local_copy(tmp_p
     copy = tmp_path / "surds"
     shutil.copytree(demo_dir("surds"), copy)
     checked = surds(data=str(copy)).metadata[OFFICIAL_DATA_KEY]
-    assert checked["status"] == "not official" and "yaw units: 16, official 925" in checked["differences"]
+    assert checked["status"] == "not official" and "16 yaw units (official 925)" in checked["differences"]
 
 
 def _other_data(run: Any) -> Any:
@@ -122,9 +122,10 @@ def test_the_report_and_the_headline_say_it_beside_the_papers_rows() -> None:
     labels = [row[0] for row in table.rows]
     assert labels[:2] == ["a", f"b ⚠{OTHER_DATA_MARK}"]  # ⚠: other data, so not compared with `a` either
     assert any(
-        note.startswith(f"b ⚠{OTHER_DATA_MARK}: its data differs") and "depth units: 21" in note for note in table.notes
+        note.startswith(f"b ⚠{OTHER_DATA_MARK}: its data differs") and "21 depth units (official 925)" in note
+        for note in table.notes
     )
     warnings = [note for note in glance_table(view).notes if "Not the official data" in note]
     assert len(warnings) == 1 and "b read a copy" in warnings[0] and " a," not in warnings[0]
-    assert headline_lines(other)[-1] == "  not the official data: records: 40, official 5,919 and 1 more"
+    assert headline_lines(other)[-1] == "  not the official data: 40 records (official 5,919) and 1 more count"
     assert not any("official data" in line for line in headline_lines(official))

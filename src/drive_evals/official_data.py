@@ -24,7 +24,7 @@ Status = Literal["demo", "official", "not official", "unchecked"]
 
 def official_data(benchmark: Benchmark | None, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The check for a run of `benchmark` whose task metadata is `metadata`: its status and, for a copy that is not
-    the official set, each count that differs (`subset yaw: 126 units, official 925`)."""
+    the official set, each count that differs (`21 yaw units (official 925)`)."""
     data = metadata.get("data")
     if isinstance(data, Mapping) and data.get("source") == DEMO_SOURCE:
         return {"status": "demo", "differences": []}
@@ -38,7 +38,7 @@ def official_data(benchmark: Benchmark | None, metadata: Mapping[str, Any]) -> d
 
 def _difference(count: OfficialCount) -> str:
     official = " or ".join(f"{n:,}" for n in count.official)
-    return f"{count.what}: {count.read:,}, official {official}"
+    return f"{count.read:,} {count.what} (official {official})"
 
 
 def not_official(checked: Mapping[str, Any] | None) -> list[str] | None:
