@@ -11,9 +11,11 @@ What the console shows: docs/console.md.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from drive_evals.benchmark import Benchmark, ConsoleLine
+from drive_evals.errors import show_last
 from drive_evals.precision import informative
 from drive_evals.report.runs import Run, run_of_log
 from drive_evals.report.tables import estimate, show_estimate
@@ -47,6 +49,9 @@ def _lines(run: Run) -> list[ConsoleLine]:
 
 def _row(run: Run, line: ConsoleLine) -> tuple[str, str, str]:
     meaning = line.meaning if isinstance(line.meaning, str) else line.meaning(run.metrics, run.metadata)
+    if math.isnan(estimate(run, line.metric).value):  # never a bare dash: say why there is no number
+        why = "this partial run drew none of its samples (--limit?)" if run.partial else "no sample of it was scored"
+        return line.metric, "not reported", f"{why}; {meaning}"
     return line.metric, _shown(run, line.metric), meaning
 
 
@@ -82,9 +87,15 @@ def _absent_groups_rows(run: Run) -> list[tuple[str, str, str]] | None:
     return [(headline, "not reported", reason), *([("present", found, "")] if found else [])]
 
 
-def print_headlines(locations: Iterable[str], benchmarks: Sequence[Benchmark]) -> None:
-    """Print the headline lines of every finished log of `benchmarks` among `locations` (other logs are skipped)."""
+def print_headlines(locations: Iterable[str], benchmarks: Sequence[Benchmark], last: bool = False) -> None:
+    """Print the headline lines of every finished log of `benchmarks` among `locations` (other logs are skipped);
+    with `last`, as the last thing the command shows (`errors.show_last`: after Inspect's results panel, which
+    Inspect draws after the end-of-run hooks)."""
     for location in locations:
         run = run_of_log(location, benchmarks)
         if run is not None:
-            print("\n".join(headline_lines(run)), flush=True)
+            text = "\n".join(headline_lines(run))
+            if last:
+                show_last(text)
+            else:
+                print(text, flush=True)
