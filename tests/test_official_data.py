@@ -18,6 +18,8 @@ from drive_evals.data import demo_dir
 from drive_evals.drivebench.benchmark import DRIVEBENCH
 from drive_evals.drivelmm_o1.benchmark import DRIVELMM_O1
 from drive_evals.headline import headline_lines
+from drive_evals.mme_realworld_ad.benchmark import MME_REALWORLD_AD
+from drive_evals.mme_realworld_ad.taxonomy import SUBCATEGORIES, expected_counts
 from drive_evals.official_data import OFFICIAL_DATA_KEY, official_data
 from drive_evals.report.compare import build_view
 from drive_evals.report.glance import glance_table
@@ -42,6 +44,10 @@ OFFICIAL: list[tuple[Benchmark, dict[str, Any]]] = [
             "split": "Test",
             "tasks": ["general_perception", "region_perception", "driving_suggestion"],
         },
+    ),
+    (
+        MME_REALWORLD_AD,
+        {"items": expected_counts("en"), "edition": "en", "subsets": [sub.name for sub in SUBCATEGORIES["en"]]},
     ),
 ]
 """Each benchmark's loader summary of its official data, at the official counts (keys as the loaders log them),
@@ -77,6 +83,13 @@ def test_a_selection_of_the_official_data_is_the_official_data() -> None:
     assert official_data(VLADBENCH, lights)["status"] == "official"
     regions = {**LOCAL, "split": "Test", "tasks": ["region_perception"], "items": {"region_perception": 1_123}}
     assert official_data(CODA_LM, regions)["status"] == "official"
+
+
+def test_an_mme_realworld_selection_inside_one_task_is_not_checked_by_task_counts() -> None:
+    """Items are counted per task (3,660 perception, 1,344 reasoning in EN): only a task selected whole is checked."""
+    one = SUBCATEGORIES["en"][0]
+    summary = {**LOCAL, "edition": "en", "subsets": [one.name], "items": {one.task: one.expected}}
+    assert official_data(MME_REALWORLD_AD, summary)["status"] == "unchecked"
 
 
 def test_either_count_of_the_drivelmm_test_file_is_official() -> None:
