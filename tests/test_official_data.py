@@ -116,10 +116,10 @@ def test_the_vladbench_table_covers_the_28_tasks_and_the_papers_total() -> None:
 
 
 def test_the_task_logs_demo_for_the_demo_and_not_official_for_a_local_copy(tmp_path: Path) -> None:
-    assert surds(data="demo").metadata[OFFICIAL_DATA_KEY]["status"] == "demo"
+    assert (surds(data="demo").metadata or {})[OFFICIAL_DATA_KEY]["status"] == "demo"
     copy = tmp_path / "surds"
     shutil.copytree(demo_dir("surds"), copy)
-    checked = surds(data=str(copy)).metadata[OFFICIAL_DATA_KEY]
+    checked = (surds(data=str(copy)).metadata or {})[OFFICIAL_DATA_KEY]
     assert checked["status"] == "not official" and "16 yaw units (official 925)" in checked["differences"]
 
 
