@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from drive_evals.benchmark import Benchmark, OfficialCount
+from drive_evals.data import DEMO
 
 OFFICIAL_DATA_KEY = "official_data"
 """Task metadata key of the check's result: `{"status": ..., "differences": [...]}`."""
-DEMO_SOURCE = "demo"
 
 Status = Literal["demo", "official", "not official", "unchecked"]
 
@@ -26,7 +26,7 @@ def official_data(benchmark: Benchmark | None, metadata: Mapping[str, Any]) -> d
     """The check for a run of `benchmark` whose task metadata is `metadata`: its status and, for a copy that is not
     the official set, each count that differs (`21 yaw units (official 925)`)."""
     data = metadata.get("data")
-    if isinstance(data, Mapping) and data.get("source") == DEMO_SOURCE:
+    if isinstance(data, Mapping) and data.get("source") == DEMO:
         return {"status": "demo", "differences": []}
     counts = benchmark.official(metadata) if benchmark is not None and benchmark.official is not None else []
     if not counts:
