@@ -168,3 +168,18 @@ def test_drive_evals_run_ends_on_the_merged_runs_headline(tmp_path: Path, capsys
     run = run_of_log(str(tmp_path / "merged.eval"), BENCHMARKS)
     assert run is not None
     assert printed[-2:] == headline_lines(run) and printed[-1].startswith("  overall  8.3 ["), printed
+
+
+def test_a_headline_line_without_a_number_says_why(
+    demo_logs: dict[str, EvalLog], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A console line whose metric has no value (no sample of it drawn) reads "not reported" with a reason, never
+    a bare dash (DriveBench `--limit 10 -T setting=clean,fog` printed `gpt_score —`)."""
+    import drive_evals.headline as headline
+    from drive_evals.report.tables import Estimate
+
+    run = run_of_log(demo_logs[SURDS].location, BENCHMARKS)
+    assert run is not None
+    monkeypatch.setattr(headline, "estimate", lambda run, metric: Estimate(math.nan, math.nan, 0, False))
+    [_, line] = headline_lines(run)
+    assert "—" not in line and "not reported  no sample of it was scored; the equal mean of the 6 subsets" in line

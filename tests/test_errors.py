@@ -91,7 +91,76 @@ def test_stop_reports_print_once_at_exit_under_the_command_line_only(
     errors._print_exit_reports()
     err = capsys.readouterr().err
     assert err.count("judge down\n") == 1 and err.count("judge down again") == 1
-    assert err.count(errors.STOPPED_RUN_NOTE) == 2
+
+
+def test_show_last_prints_at_exit_under_the_command_line_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registered: list[object] = []
+    monkeypatch.setattr(errors.atexit, "register", registered.append)
+    monkeypatch.setattr(errors, "_LAST_LINES", [])
+    monkeypatch.delitem(sys.modules, "inspect_ai._cli.main", raising=False)
+    errors.show_last("in a notebook")
+    assert capsys.readouterr().out == "in a notebook\n" and not registered
+    monkeypatch.setitem(sys.modules, "inspect_ai._cli.main", sys.modules[__name__])
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "drive_evals/surds"])
+    errors.show_last("first headline")
+    errors.show_last("second headline")
+    assert capsys.readouterr().out == "" and registered == [errors._print_last_lines]
+    errors._print_last_lines()
+    assert capsys.readouterr().out == "\nfirst headline\n\nsecond headline\n", "after a line of its own"
+
+
+def test_a_stopped_run_exits_nonzero_where_inspect_would_exit_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    exits: list[object] = []
+    monkeypatch.setattr(sys, "exit", exits.append)
+    monkeypatch.setitem(sys.modules, "inspect_ai._cli.main", sys.modules[__name__])
+    monkeypatch.setattr(sys, "argv", ["pytest", "-q"])
+    errors.exit_nonzero()
+    assert sys.exit == exits.append, "a process that only imported Inspect's command line keeps its exit"
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "drive_evals/surds"])
+    errors.exit_nonzero()
+    errors.exit_nonzero()  # wrapped once
+    for status in (0, None, 2, "message"):
+        sys.exit(status)
+    assert exits == [errors.STOPPED_EXIT_STATUS, errors.STOPPED_EXIT_STATUS, 2, "message"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "expected"),
+    [
+        (["inspect", "eval", "x", "--log-dir", "runs/a b"], {}, "--log-dir 'runs/a b'"),
+        (["inspect", "eval", "x", "--log-dir=runs/a"], {}, "--log-dir runs/a"),
+        (["inspect", "eval-retry", "x.eval"], {"INSPECT_LOG_DIR": "mine"}, "--log-dir mine"),
+        (["inspect", "eval", "x"], {}, "--log-dir ./logs"),
+        (["inspect", "eval-set", "x", "--log-dir", "runs/a"], {}, "# inside an eval-set: run the same eval-set"),
+    ],
+)
+def test_inspects_resume_command_names_the_runs_log_dir(
+    argv: list[str], env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_ai._display.core.results import _retry_args_suffix
+
+    monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    token = _retry_args_suffix.set("--scanner s.yaml")
+    try:
+        errors._resume_in_place()
+        errors._resume_in_place()  # once per run, however many tasks are built
+        suffix = _retry_args_suffix.get()
+    finally:
+        _retry_args_suffix.reset(token)
+    assert suffix.startswith("--scanner s.yaml ") and suffix.count(expected) == 1, suffix
+
+
+def test_retry_command_writes_beside_the_original(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    inside = tmp_path / "logs" / "ctrlc" / "run.eval"
+    assert errors.retry_command(str(inside)) == "inspect eval-retry logs/ctrlc/run.eval --log-dir logs/ctrlc"
+    outside = "/elsewhere/runs/run.eval"
+    assert errors.retry_command(outside) == f"inspect eval-retry {outside} --log-dir /elsewhere/runs"
 
 
 def test_eval_and_eval_set_raise_the_same_message(tmp_path: Path) -> None:
@@ -213,7 +282,7 @@ def test_judge_breaker_stop_is_short_in_every_display_mode(display: str, tmp_pat
 
     The stop reads as its message: on stderr once at exit, and where the display draws the failed task, without a
     traceback (before: rich's traceback panel). The log file keeps the traceback, and so does the `log` display's
-    logging record. `inspect eval` exits 0, as Inspect does for every task that fails once started; the log says
+    logging record. `inspect eval` exits 1 (Inspect alone exits 0 for a task that fails once started); the log says
     `error`.
     """
     good = "sk-breaker-good"
@@ -227,8 +296,8 @@ def test_judge_breaker_stop_is_short_in_every_display_mode(display: str, tmp_pat
             [*args, "--max-samples", "1"], tmp_path, display, **env, OPENAI_API_KEY=good, JUDGE_API_KEY="sk-refused"
         )
     output = f"stdout:\n{stdout}\nstderr:\n{stderr}"
-    assert code == 0, output
-    assert " ".join(stderr.split()).count(BREAKER_MESSAGE) == 1 and "The log's status is 'error'" in stderr, output
+    assert code == 1, output
+    assert " ".join(stderr.split()).count(BREAKER_MESSAGE) == 1, output
     if display != LOGGING_DISPLAY:
         assert "Traceback" not in stdout + stderr and "judge_guard.py" not in stdout + stderr, output
     if display == "none":

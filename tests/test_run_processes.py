@@ -464,7 +464,8 @@ def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluste
     result = subprocess.run([*chosen, "--log-dir", str(tmp_path / "chosen")], capture_output=True, text=True,
                             timeout=TIMEOUT_SECONDS, cwd=tmp_path)  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "the data has 3 frames: pass --processes 3 or fewer" in result.stdout, result.stdout
+    expected = "drive_evals/drivelmm_o1: the data has 3 frames, fewer than 4 processes: pass --processes 3 or fewer"
+    assert expected in result.stdout and "only 3 frames" not in result.stdout, "said once, not once a shard"
 
     # as `drive-evals run` without --processes on 4 cores: from its own single-threaded process, so shards fork
     default = "import sys; from pathlib import Path; from drive_evals.cli.run_processes import run_processes; "
@@ -485,3 +486,25 @@ def test_a_default_count_above_the_datasets_clusters_runs_one_process_per_cluste
     assert len(runs) == 1 and notes == [], "the report neither counts the shards nor notes them as unmerged"
     merged = read_eval_log(str(tmp_path / "default" / "merged.eval"), header_only=True)
     assert merged.status == "success" and merged.results and merged.results.total_samples == 24
+
+
+def test_shards_stopped_alike_are_reported_in_one_line(tmp_path: Path) -> None:
+    """Two shards whose model stopped answering: their one-line reason once, not each shard's console tail."""
+    from types import SimpleNamespace
+
+    from drive_evals.cli.run_processes import CONSOLE_NAME, _report_failed, plan_shards
+
+    shards = plan_shards(2, tmp_path, [])
+    stop = "Run stopped: the model under test m at http://x/v1 gave no answer within --timeout 180 s (ConnectError)"
+    for shard in shards:
+        shard.log_dir.mkdir(parents=True)
+        panel = f"Task interrupted. Resume task with:\ninspect eval-retry {shard.log_dir}/a.eval\n"
+        (shard.log_dir / CONSOLE_NAME).write_text(f"$ inspect eval-set ...\n{panel}\n{stop}\n", encoding="utf-8")
+    stream = io.StringIO()
+    _report_failed(shards, {s.index: SimpleNamespace(returncode=1) for s in shards}, stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[:2] == [
+        f"shard 1/2 (exit 1), 2/2 (exit 1) failed; the end of its output, {shards[0].log_dir / CONSOLE_NAME}:",
+        stop,
+    ]
+    assert len(lines) == 3, lines

@@ -18,6 +18,9 @@ models="${MODELS:-$here/models$suffix.txt}"
 tasks="${TASKS:-$here/tasks$suffix.yaml}"
 log_root="${LOG_ROOT:-logs/compare$suffix}"
 grader="${GRADER:-$([[ -n "$suffix" ]] && echo chance/random || echo openai/gpt-4o-mini-2024-07-18)}"
+# GRADER may be a YAML mapping ('{model: openai-api/judge/M, base_url: URL}'); Inspect reads base_url and api_key
+# only under model_args, so they are moved there.
+grader="$(python -m drive_evals.model_names "$grader")"
 
 specs=()
 while IFS= read -r line; do

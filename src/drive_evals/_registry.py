@@ -20,6 +20,9 @@ from drive_evals.drivelmm_o1.judge_meta import drivelmm_o1_judge
 from drive_evals.drivelmm_o1.scorer import drivelmm_o1_scorer
 from drive_evals.drivelmm_o1.task import drivelmm_o1
 from drive_evals.errors import ParameterError, route_errors_to_stderr
+from drive_evals.mme_realworld_ad.benchmark import MME_REALWORLD_AD
+from drive_evals.mme_realworld_ad.scorer import mme_realworld_ad_scorer
+from drive_evals.mme_realworld_ad.task import mme_realworld_ad
 from drive_evals.surds.benchmark import SURDS
 from drive_evals.surds.scorer import surds_scorer
 from drive_evals.surds.task import surds
@@ -27,7 +30,7 @@ from drive_evals.vladbench.benchmark import VLADBENCH
 from drive_evals.vladbench.scorer import vladbench_scorer
 from drive_evals.vladbench.task import vladbench
 
-BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH, VLADBENCH, CODA_LM)
+BENCHMARKS: tuple[Benchmark, ...] = (SURDS, DRIVELMM_O1, DRIVEBENCH, VLADBENCH, CODA_LM, MME_REALWORLD_AD)
 """In the order help, listings and the report show them."""
 
 TASKS: tuple[SuiteTask, ...] = all_tasks(BENCHMARKS)
@@ -50,6 +53,8 @@ __all__ = [
     "drivelmm_o1",
     "drivelmm_o1_judge",
     "drivelmm_o1_scorer",
+    "mme_realworld_ad",
+    "mme_realworld_ad_scorer",
     "surds",
     "surds_scorer",
     "vladbench",

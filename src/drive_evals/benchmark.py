@@ -223,6 +223,25 @@ class ManifestWalk:
     """That file -> the data files it names, relative to the data root, in order, without repeats."""
 
 
+# --- whether a run read the official data (`drive_evals.official_data`) ---
+
+
+@dataclass(frozen=True)
+class OfficialCount:
+    """One count the official data fixes, for one run: what is counted, how many the run's data held, and the
+    official number (several where sources disagree, e.g. a paper's count and the released file's)."""
+
+    what: str
+    read: int
+    official: tuple[int, ...]
+
+
+OfficialRule = Callable[[Mapping[str, Any]], list[OfficialCount]]
+"""The task's metadata (its loader's summary, which counts the whole data before any `--limit` or shard) -> the
+counts the official data fixes for this run's configuration and selection (`subsets=`, a split); empty where no
+official count is known."""
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """One benchmark as shared code sees it. Fields are grouped by their reader."""
@@ -274,6 +293,9 @@ class Benchmark:
     """Other tasks of the package that evaluate a judge, not a model (DriveLMM-o1's judge meta-evaluation)."""
     credit_metrics: tuple[CreditMetric, ...] = field(default=())
     """Metrics that are means of per-unit credits, not of one score value (`CreditMetric`); they may be `paired`."""
+    official: OfficialRule | None = None
+    """The counts that make a run's data the official set (None: not checked); a copy that differs is flagged
+    beside the paper's rows (`drive_evals.official_data`)."""
     stop_eligible: Callable[[Mapping[str, Any]], bool] | None = None
     """For a headline that counts a unit by a score value (`UnitMetric.counted_key`): whether a sample counts, from
     its metadata alone, so a run with a stop rule fixes the headline's weights before its first call

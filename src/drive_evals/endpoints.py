@@ -28,6 +28,8 @@ from typing import Any
 from inspect_ai.model import Model
 
 from drive_evals.errors import DriveEvalsError
+from drive_evals.run_status import exit_nonzero_on_failure
+from drive_evals.waiting import watch
 
 SWITCH_ENV = "DRIVE_EVALS_CHECK_ENDPOINTS"
 """Set to 0 (or false, no, off) to skip the check."""
@@ -40,6 +42,12 @@ SHOWN_MODELS = 8
 MODEL_UNDER_TEST = "model under test"
 GRADER_ROLE = "grader"
 NOTHING_RAN = f"No sample was run ({SWITCH_ENV}=0 skips this check)"
+NO_MODEL = "none/none"
+"""The model Inspect 0.3.285 makes active without `--model` (and without `INSPECT_EVAL_MODEL`): every call fails."""
+NO_MODEL_MESSAGE = (
+    "no model to evaluate: pass --model PROVIDER/MODEL (the offline demo: --model chance/random) or set "
+    "INSPECT_EVAL_MODEL. No sample was run"
+)
 
 
 class EndpointError(DriveEvalsError, RuntimeError):
@@ -212,11 +220,15 @@ def _one_line(text: str) -> str:
 def check_task_endpoints(model_under_test: bool, judges: Sequence[Model] = ()) -> None:
     """The check as a task runs it: the active model (if the task calls it) and the task's judges.
 
-    A task built outside a run (`drive-evals estimate`, `describe`) has no active model and reaches nothing.
+    A run without a model (no `--model`) fails here too, whatever the switch: Inspect would start it, fail every
+    sample with a traceback, write an error log and exit 0. A task built outside a run (`drive-evals estimate`,
+    `describe`) has no active model and reaches nothing.
     """
     from inspect_ai.model._model import active_model  # private in 0.3.285: the model `inspect eval` made active
 
     active = active_model() if model_under_test else None
+    if active is not None and str(active) == NO_MODEL:
+        raise EndpointError(NO_MODEL_MESSAGE)
     if active is None and not judges:
         return
     roles: dict[str, list[Model]] = {}
@@ -225,3 +237,5 @@ def check_task_endpoints(model_under_test: bool, judges: Sequence[Model] = ()) -
     if judges:
         roles[GRADER_ROLE] = list(judges)
     check_endpoints(roles)
+    watch(model for models in roles.values() for model in models)  # say what the run waits for while retrying
+    exit_nonzero_on_failure()

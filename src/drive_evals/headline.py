@@ -11,9 +11,11 @@ What the console shows: docs/console.md.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from drive_evals.benchmark import Benchmark, ConsoleLine
+from drive_evals.errors import show_last
 from drive_evals.precision import informative
 from drive_evals.report.runs import Run, run_of_log
 from drive_evals.report.tables import estimate, show_estimate
@@ -31,6 +33,9 @@ def headline_lines(run: Run) -> list[str]:
     rows = _absent_groups_rows(run) or [_row(run, line) for line in _lines(run)]
     width = max(len(name) for name, _, _ in rows)
     lines = [title, *(f"  {name:<{width}}  {value}  {meaning}".rstrip() for name, value, meaning in rows)]
+    if differs := run.not_official:
+        more = f" and {len(differs) - 1} more count{'s' if len(differs) > 2 else ''}" if len(differs) > 1 else ""
+        lines.append(f"  not the official data: {differs[0]}{more}")
     if run.stopping is not None:  # the decision and what it guarantees (a stopped run's headline is its interval)
         lines.extend(f"  {part}" for part in stop_note(run.stopping).split("; ", 1))
     return lines
@@ -44,6 +49,9 @@ def _lines(run: Run) -> list[ConsoleLine]:
 
 def _row(run: Run, line: ConsoleLine) -> tuple[str, str, str]:
     meaning = line.meaning if isinstance(line.meaning, str) else line.meaning(run.metrics, run.metadata)
+    if math.isnan(estimate(run, line.metric).value):  # never a bare dash: say why there is no number
+        why = "this partial run drew none of its samples (--limit?)" if run.partial else "no sample of it was scored"
+        return line.metric, "not reported", f"{why}; {meaning}"
     return line.metric, _shown(run, line.metric), meaning
 
 
@@ -79,9 +87,15 @@ def _absent_groups_rows(run: Run) -> list[tuple[str, str, str]] | None:
     return [(headline, "not reported", reason), *([("present", found, "")] if found else [])]
 
 
-def print_headlines(locations: Iterable[str], benchmarks: Sequence[Benchmark]) -> None:
-    """Print the headline lines of every finished log of `benchmarks` among `locations` (other logs are skipped)."""
+def print_headlines(locations: Iterable[str], benchmarks: Sequence[Benchmark], last: bool = False) -> None:
+    """Print the headline lines of every finished log of `benchmarks` among `locations` (other logs are skipped);
+    with `last`, as the last thing the command shows (`errors.show_last`: after Inspect's results panel, which
+    Inspect draws after the end-of-run hooks)."""
     for location in locations:
         run = run_of_log(location, benchmarks)
         if run is not None:
-            print("\n".join(headline_lines(run)), flush=True)
+            text = "\n".join(headline_lines(run))
+            if last:
+                show_last(text)
+            else:
+                print(text, flush=True)

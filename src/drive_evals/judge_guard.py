@@ -8,9 +8,11 @@ Shared by the benchmarks with a judge (DriveLMM-o1, DriveBench); each passes its
   a provider's client makes no request, so the check costs nothing; a missing API key or an unknown provider
   fails here, in seconds, before the first sample.
 - `JudgeBreaker` counts consecutive judge calls that fail with an API error (not a reply that fails validation).
-  At the limit it trips: further judge calls are skipped, the samples being scored keep their generation with
-  reason `grader_failed` (so `inspect score` can judge them later), and `stop_when_judge_down`, the first solver
-  step, fails every sample that has not started generating, which ends the run with the breaker's message.
+  At the limit it trips, and at once for a call that got no answer within the call bound (`drive_evals.unanswered`:
+  waiting `limit` more bounds would not bring the judge back). Further judge calls are then skipped, the samples
+  being scored keep their generation with reason `grader_failed` (so `inspect score` can judge them later), and
+  `stop_when_judge_down`, the first solver step, fails every sample that has not started generating, which ends
+  the run with the breaker's message.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from rich.text import Text
 
 from drive_evals.benchmark import GRADER_ROLE
 from drive_evals.errors import DriveEvalsError, JudgeUnavailableError, report_at_exit
+from drive_evals.unanswered import call_limit, gave_up, reason
 
 DEFAULT_JUDGE_ERROR_LIMIT = 10
 """Consecutive judge API errors that stop a run. Inspect has already retried each call (5xx, 429, timeouts), so
@@ -66,6 +69,12 @@ def plain_reason(error: BaseException) -> str:
     return re.sub(r"\s+", " ", flat.removeprefix("ERROR:")).strip().rstrip(".") or type(error).__name__
 
 
+JUDGE_RECOVERY = (
+    "The samples generated so far are in the log with reason grader_failed: fix the judge, then re-judge them with "
+    "`inspect score` (see README, 'Fail fast')."
+)
+
+
 class JudgeStoppedError(DriveEvalsError, RuntimeError):
     """The judge failed with API errors too often in a row; raised instead of generating another sample."""
 
@@ -86,13 +95,19 @@ class JudgeBreaker:
             return
         count = self.consecutive.get(judge, 0) + 1
         self.consecutive[judge] = count
-        if count >= self.limit and self.stopped is None:
+        if self.stopped is not None:
+            return
+        if gave_up(error):  # no answer after the whole call bound: waiting `limit` bounds more would not help
+            self.stopped = (
+                f"Run stopped: the judge {judge} gave no answer within {call_limit()} ({reason(error)})."
+                f" {JUDGE_RECOVERY}"
+            )
+        elif count >= self.limit:
             self.stopped = (
                 f"Run stopped: {count} consecutive calls to the judge {judge} failed with an API error "
-                f"(judge_error_limit={self.limit}); last error: {plain_reason(error)}. The samples generated so far "
-                "are in the log with reason grader_failed: fix the judge, then re-judge them with `inspect score` "
-                "(see README, 'Fail fast')."
+                f"(judge_error_limit={self.limit}); last error: {plain_reason(error)}. {JUDGE_RECOVERY}"
             )
+        if self.stopped is not None:
             report_at_exit(self.stopped)  # `--display none` shows no task error: the message must reach stderr
 
     def check(self) -> None:

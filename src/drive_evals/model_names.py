@@ -4,6 +4,7 @@ drive-evals command is answered with the valid providers instead of Inspect's tr
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import sys
 
@@ -63,4 +64,41 @@ def unknown_provider_line(error: BaseException) -> str | None:
     return None
 
 
+MODEL_ARGUMENTS = ("base_url", "api_key")
+"""`get_model` arguments that Inspect 0.3.285 reads from a `--model-role` YAML mapping only under `model_args`; beside
+`model` it takes them for generation settings and fails with a 40-line traceback, before any drive_evals code runs
+(so `inspect eval` itself cannot be helped: README, 'Fail fast')."""
+
+
+def misplaced_model_arguments(value: str) -> list[str]:
+    """The `MODEL_ARGUMENTS` given beside `model` in a role's YAML mapping (`{model: M, base_url: U}`)."""
+    spec = _role_mapping(value)
+    return [key for key in MODEL_ARGUMENTS if spec is not None and key in spec]
+
+
+def role_spec(value: str) -> str:
+    """A `--model-role` value with its misplaced model arguments moved under `model_args`, where Inspect reads them
+    (as JSON, which Inspect's YAML parser reads); any other value unchanged."""
+    spec = _role_mapping(value)
+    if spec is None or not misplaced_model_arguments(value):
+        return value
+    given = spec.pop("model_args", None)
+    model_args: dict[str, object] = dict(given) if isinstance(given, dict) else {}
+    model_args.update({key: spec.pop(key) for key in MODEL_ARGUMENTS if key in spec})
+    return json.dumps({**spec, "model_args": model_args})
+
+
+def _role_mapping(value: str) -> dict[str, object] | None:
+    import yaml
+
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
 translate_uncaught(unknown_provider_line)  # `drive_evals._registry` imports this module: in every Inspect run
+
+if __name__ == "__main__":  # examples/compare/run.sh: GRADER='{model: M, base_url: U}' as Inspect reads it
+    print(role_spec(sys.argv[1]))

@@ -48,7 +48,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from drive_evals.data import cache_dir
 from drive_evals.recovered_store import keep_recovered_stores
-from drive_evals.unanswered import stop_unanswered
+from drive_evals.unanswered import check_answering, stop_unanswered
 
 keep_recovered_stores()  # the store this module writes must survive Inspect's crash recovery (eval-retry)
 
@@ -262,6 +262,7 @@ def _cached_raw_text(message_id: str | None) -> str | None:
 
 async def generate_reply(state: TaskState, generate: Generate) -> tuple[TaskState, Reply]:
     """`generate(state)`, and the reply as the provider returned it (rebuilt, and marked so, only if it cannot be)."""
+    check_answering(str(state.model))  # gave no answer before in this process: fail now, not after the bound again
     try:
         with raw_text_sink() as sink:
             state = await generate(state)

@@ -36,7 +36,7 @@ class EndOfRunWarnings(Hooks):
 
     async def on_run_end(self, data: RunEnd) -> None:
         if display_type() != "none":
-            print_headlines([log.location for log in data.logs if log.location], _reported)
+            print_headlines([log.location for log in data.logs if log.location], _reported, last=True)
         for log in data.logs:
             for message in (truncation_warning(log), missing_warning(log)):
                 if message is not None:

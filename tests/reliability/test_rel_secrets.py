@@ -88,7 +88,7 @@ def test_failed_authentication_is_reported_without_the_key(tmp_path: Path, deriv
         args = ["eval", *TASKS, "--model", models, "--model-role", f"grader={judge}", "-T", "data=demo"]
         run = run_cli([*args, "--limit", "2", "--max-retries", "1", "--log-dir", str(tmp_path / "logs")], env, tmp_path)
         refused = server.rejections
-    assert run.returncode == 0, "`inspect eval` exits 0 even when a task fails: the statuses are in the logs"
+    assert run.returncode == 1, "a task failed: `inspect eval` exits 1 (drive_evals.run_status)"
     assert {rejection.status for rejection in refused} == {401}
     by_model = {
         (log.eval.model, log.eval.task): log for log in map(read_eval_log, list_eval_logs(str(tmp_path / "logs")))
@@ -117,7 +117,7 @@ def test_gemini_runs_never_write_the_key(tmp_path: Path, derived_cache: Path) ->
         refused_args = ["eval", SURDS, "--model", GEMINI_MODEL, "-T", "data=demo", "--limit", "1", "--max-retries", "1"]
         refused = run_cli([*refused_args, "--log-dir", str(tmp_path / "refused")], refused_env, tmp_path)
         requests, rejections = server.requests, server.rejections
-    assert accepted.returncode == refused.returncode == 0, accepted.stderr[-2000:] + refused.stderr[-2000:]
+    assert (accepted.returncode, refused.returncode) == (0, 1), accepted.stderr[-2000:] + refused.stderr[-2000:]
     assert {request.raw.get("systemInstruction") is not None for request in requests} == {False, True}, "the judge ran"
     assert {rejection.status for rejection in rejections} == {400}
     logs = {log.eval.task: log for log in map(read_eval_log, list_eval_logs(str(tmp_path / "logs")))}

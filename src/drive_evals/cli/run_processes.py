@@ -35,7 +35,7 @@ from typing import Any, TextIO
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from drive_evals.cli.shard_start import ShardChild, start_shard, warm_up
-from drive_evals.errors import DriveEvalsError
+from drive_evals.errors import SHARD_ENV, DriveEvalsError
 from drive_evals.shard import SHARD_KEY, clusters_if_too_few
 
 SPLIT_OPTIONS = ("--max-connections", "--max-samples")
@@ -50,8 +50,11 @@ SHARDS_NAME = "merged.shards"
 (the viewer then hides a shard log that a finished `merged.eval`, written after it, covers)."""
 CONSOLE_NAME = "console.txt"
 """Each shard process's terminal output, kept in its directory."""
-CONSOLE_ENV = {"COLUMNS": "160"}
-"""The shard processes write to a file, which Inspect's display would otherwise wrap at 80 columns."""
+CONSOLE_ENV = {"COLUMNS": "160", SHARD_ENV: "1"}
+"""The shard processes write to a file, which Inspect's display would otherwise wrap at 80 columns; the marker makes
+their resume advice this command's (errors.resume_advice)."""
+STOPPED_PREFIX = "Run stopped:"
+"""How the one-line reason of a run stopped midway begins (unanswered.py, judge_guard.py)."""
 CHILD_DISPLAY = ("--display", "plain")
 """Unless `--display` is given: the shard processes write to files, and `--display none` would hide their errors."""
 CHILD_NO_SCORE_DISPLAY = "--no-score-display"
@@ -163,10 +166,14 @@ def _option_value(options: list[str], index: int) -> tuple[str, str, int]:
 
 def _check_models(option: str, value: str) -> None:
     """A mistyped `--model` or `--model-role` fails here, in one line, instead of in every shard process."""
-    from drive_evals.model_names import check_model_name
+    from drive_evals.model_names import check_model_name, misplaced_model_arguments, role_spec
 
     if option == "--model-role":
         role, equals, value = value.partition("=")
+        misplaced = misplaced_model_arguments(value)
+        if misplaced:
+            fixed = role_spec(value)
+            raise RunError(f"--model-role {role}: {', '.join(misplaced)} goes under model_args: '{role}={fixed}'")
         if not equals or value.lstrip().startswith("{"):  # a YAML mapping: Inspect reads it
             return
         option = f"--model-role {role}="
@@ -458,10 +465,13 @@ def run_processes(
         clusters, what = too_few
         stream.write(f"{task}: the data has {clusters} {what}, fewer than {processes}: {clusters} processes instead\n")
         return run_processes(task, clusters, log_dir, options, out, stream)
+    if too_few is not None:  # every shard said it: once is enough
+        clusters, what = too_few
+        stream.write(f"{task}: the data has {clusters} {what}, fewer than {processes} processes: pass --processes ")
+        stream.write(f"{clusters} or fewer (no sample ran)\n")
+        return 1
     if failed:
         _report_failed(failed, children, stream)
-        if too_few is not None:
-            stream.write(f"the data has {too_few[0]} {too_few[1]}: pass --processes {too_few[0]} or fewer\n")
         return 1
     return _merge(shards, processes, out or log_dir / MERGED_NAME, stream)
 
@@ -484,7 +494,10 @@ def _report_failed(failed: Sequence[ShardProcess], children: dict[int, ShardChil
     tails: dict[str, list[ShardProcess]] = {}
     for shard in failed:
         lines = _tail(shard.log_dir / CONSOLE_NAME, FAILED_TAIL_LINES).splitlines()
-        tail = "\n".join(line for line in lines if not line.lstrip().startswith("$ "))  # each shard's own command
+        stops = [line.strip() for line in lines if line.lstrip().startswith(STOPPED_PREFIX)]
+        # A run stopped midway ends on its one-line reason (errors.report_at_exit), the same for every shard;
+        # otherwise the end of the output, less each shard's own command.
+        tail = stops[-1] if stops else "\n".join(line for line in lines if not line.lstrip().startswith("$ "))
         tails.setdefault(tail, []).append(shard)
     for tail, shards in tails.items():
         names = ", ".join(f"{s.index}/{s.count} (exit {children[s.index].returncode})" for s in shards)

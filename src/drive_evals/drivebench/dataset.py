@@ -12,7 +12,7 @@ import hashlib
 import io
 import logging
 import os
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +24,7 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from PIL import Image, UnidentifiedImageError
 
 from drive_evals.data import cache_dir, demo_dir, inside, open_snapshot
+from drive_evals.data_hints import missing_folders, top_folder
 from drive_evals.drivebench.records import CAMERAS, TASKS, TEST_FILE, DBRecord, load_records, samples_relative
 from drive_evals.drivebench.settings import BLACK_SIZE, TEXT_ONLY, Setting
 from drive_evals.errors import DataValidationError, ParameterError
@@ -164,11 +165,23 @@ def check_images(records: Sequence[DBRecord], settings: Sequence[Setting], roots
     found: dict[str, Path] = {}
     problems: list[str] = []
     seen: set[tuple[Path, str]] = set()
+    under: dict[Path, list[str]] = defaultdict(list)  # root -> the paths read under it
+    for setting in settings:
+        for record in records:
+            for _, path in record.images:
+                if (location := image_location(path, setting, roots)) is not None:
+                    under[location[0]].append(location[1])
+    slips = {  # (root, top folder) -> one line for a root one level off, or a corruption folder missing
+        (root, top): line
+        for root, relatives in under.items()
+        for top, line in missing_folders(root, relatives, _root_option(root, roots)).items()
+    }
+    problems.extend(slips.values())
     for setting in settings:
         for record in records:
             for camera, path in record.images:
                 location = image_location(path, setting, roots)
-                if location is None or location in seen:
+                if location is None or location in seen or (location[0], top_folder(location[1])) in slips:
                     continue
                 seen.add(location)
                 root, relative = location
@@ -181,6 +194,10 @@ def check_images(records: Sequence[DBRecord], settings: Sequence[Setting], roots
     if problems:
         raise DataValidationError("DriveBench images", problems)
     return found
+
+
+def _root_option(root: Path, roots: Roots) -> str:
+    return "nuscenes_root" if root == roots.nuscenes else "corruption_root"
 
 
 @lru_cache(maxsize=4)

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from drive_evals.blind import BLIND_IMAGE_DESCRIPTION, blind_sample
 from drive_evals.data import DEMO, cache_dir, demo_dir, inside, open_snapshot
+from drive_evals.data_hints import missing_folders, top_folder
 from drive_evals.data_warnings import DataWarnings
 from drive_evals.drivelmm_o1.breakdown import BREAKDOWN_KEY, record_facts
 from drive_evals.drivelmm_o1.images import DEFAULT_CELL_SIZE, build_grids
@@ -119,7 +120,9 @@ def resolve_nuscenes_root(data: str, nuscenes_root: str | None) -> Path:
 def check_files(records: Sequence[DriveLMMRecord], root: Path, lidar: bool) -> dict[str, Path]:
     """Resolve every camera (and, if asked, LiDAR) file: inside the root, present, readable. Raises naming each."""
     paths: dict[str, Path] = {}
-    problems: list[str] = []
+    every = [p for r in records for p in (*r.images, *([lidar_relative(r.lidar)] if lidar and r.lidar else []))]
+    slips = missing_folders(root, every, "nuscenes_root")  # one line for a root one level off, not every file
+    problems: list[str] = list(slips.values())
     seen: set[str] = set()
     for record in records:
         wanted = [(f"image[{i}] ({CAMERAS[i]})", p) for i, p in enumerate(record.images)]
@@ -129,7 +132,7 @@ def check_files(records: Sequence[DriveLMMRecord], root: Path, lidar: bool) -> d
             else:
                 wanted.append(("lidar", lidar_relative(record.lidar)))
         for field, relative in wanted:
-            if relative in seen:
+            if relative in seen or top_folder(relative) in slips:
                 continue
             seen.add(relative)
             path = inside(root, relative)

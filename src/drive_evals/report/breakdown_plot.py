@@ -36,6 +36,8 @@ to its longest label, so it is never cut at the figure's right edge."""
 LEGEND_MARKER_INCHES = 0.5
 TITLE_INCHES = 0.8
 AXIS_LABEL_INCHES = 0.5
+X_TICKS = (0, 25, 50, 75, 100)
+"""Ticks of the score axis (x100)."""
 PANEL_GAP = 0.08
 """Space between panels of a row, as a share of a panel's width (they share the level axis)."""
 
@@ -59,7 +61,7 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
     FigureCanvasAgg(figure)
     # A fixed layout: `tight_layout` and `bbox_inches="tight"` each draw the figure again, tripling the time.
     grid = figure.subplots(
-        rows, columns, sharey=True, squeeze=False,
+        rows, columns, squeeze=False,
         gridspec_kw={
             "left": LABEL_INCHES / width, "right": 1 - legend / width, "top": 1 - TITLE_INCHES / height,
             "bottom": AXIS_LABEL_INCHES / height, "hspace": PANEL_PAD_INCHES / panel_height, "wspace": PANEL_GAP,
@@ -89,13 +91,18 @@ def breakdown_plot(view: BenchmarkView, breakdown: Breakdown, dimension: str) ->
                 )  # fmt: skip
         axes.set_title(metric, fontsize="medium")
         axes.set_xlim(-AXIS_MARGIN, SCALE + AXIS_MARGIN)
+        axes.set_xticks(X_TICKS)
+        # The level axis, named in the first column only: ticks are much of matplotlib's drawing time, and shared
+        # axes would still build every panel's own.
+        axes.set_ylim(len(levels) - 0.5, -0.5)
+        if index % columns == 0:
+            axes.set_yticks(range(len(levels)), levels)
+        else:
+            axes.set_yticks([])
         axes.grid(axis="x", alpha=0.3)
         axes.set_xlabel("share x100" if outcome else "score x100", fontsize="small")
     for index in range(len(metrics), rows * columns):
         grid[index // columns][index % columns].set_visible(False)
-    first = grid[0][0]
-    first.set_yticks(range(len(levels)), levels)
-    first.invert_yaxis()
     figure.suptitle(f"{view.benchmark.title}: {dimension}")
     handles = [Line2D([], [], marker=_marker(run), color=_colour(view, run), linestyle="none") for run in view.runs]
     figure.legend(

@@ -34,6 +34,7 @@ from drive_evals.benchmark import (
     benchmark_of,
 )
 from drive_evals.chance import effective_model_args
+from drive_evals.official_data import OFFICIAL_DATA_KEY, not_official, official_data
 from drive_evals.replies import rebuilt_count
 from drive_evals.shard import SHARD_KEY
 from drive_evals.stopping.guarantee import stop_note
@@ -136,6 +137,16 @@ class Run:
         data = self.metadata.get("data")
         source = data.get("source") if isinstance(data, dict) else self.task_args.get("data")
         return source == DEMO_DATA
+
+    @property
+    def not_official(self) -> list[str] | None:
+        """The counts that differ from the official set's when the run read another copy (`official_data`), as the
+        task logged them; checked here for a log written before the task logged it. None: the official set, the
+        demo, or data no official count is known for."""
+        checked = self.metadata.get(OFFICIAL_DATA_KEY)
+        if not isinstance(checked, dict):
+            checked = official_data(self.benchmark, self.metadata)
+        return not_official(checked)
 
     @property
     def data(self) -> str:

@@ -38,6 +38,8 @@ FROM_SAMPLES = "†"
 FLAG = "⚠"
 DEMO_MARK = " · demo data"
 """After the label of a run on the demo data, in the tables that put runs beside the papers' rows."""
+OTHER_DATA_MARK = " · not the official data"
+"""After the label of a run on a copy whose counts differ from the official set's (`Run.not_official`), there too."""
 FEW_CLUSTERS = 20
 """Below this many clusters the scores table says why its intervals are wide and differ between equal scores."""
 NO_INTERVAL = "no CI"
@@ -141,6 +143,16 @@ def show_estimate(value: Estimate) -> str:
     return f"{percent(value.value)} [{percent(value.low)}, {percent(value.high)}]{mark}"
 
 
+def other_data_notes(view: BenchmarkView) -> list[str]:
+    """One note per run on data that is not the official set: which counts differ."""
+    return [
+        f"{label(view, run)}{OTHER_DATA_MARK}: its data differs from the official set ({'; '.join(differs)}); "
+        "its scores are not comparable with the papers' rows."
+        for run in view.runs
+        if (differs := run.not_official)
+    ]
+
+
 def label(view: BenchmarkView, run: Run) -> str:
     return f"{run.label} {FLAG}" if run.label in view.flags else run.label
 
@@ -151,7 +163,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     header = ["model", *(c.label for c in spec.columns), *counts]
     rows = [
         [
-            label(view, run) + (DEMO_MARK if run.demo else ""),
+            label(view, run) + (DEMO_MARK if run.demo else "") + (OTHER_DATA_MARK if run.not_official else ""),
             *(_cell(run, c) for c in spec.columns),
             *([str(len(run.units)), str(missing_count(run))] if with_units else []),
         ]
@@ -184,6 +196,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "dozen units made to exercise the pipeline; these scores say nothing about a model and are not "
             "comparable with the papers' rows."
         )
+    notes.extend(other_data_notes(view))
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
     if any(metrics & set(r.values) for r in benchmark.references):

@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from drive_evals.report.breakdown import csv_rows as breakdown_csv_rows
 from drive_evals.report.breakdown_plot import breakdown_plot
 from drive_evals.report.compare import BenchmarkView, build_view
 from drive_evals.report.glance import HOW_TO_READ, demo_warning, glance_table
+from drive_evals.report.parallel import PlotJob, draw_all
 from drive_evals.report.plots import score_plot
 from drive_evals.report.render import Plot, Section, html_page, markdown, write_csv
 from drive_evals.report.runs import Run, load_runs
@@ -77,9 +79,12 @@ def write_report(log_dir: str | Path, out_dir: str | Path, benchmarks: Sequence[
     breakdowns = {view.benchmark.key: build_breakdown(view) for view in views}
     every_demo = demo_warning(runs) if all(run.demo for run in runs) else None
     glance = [glance_table(view, demo_said=every_demo is not None) for view in views]
+    plots = _plots(views, breakdowns)
     sections = [Section(GLANCE_TITLE, glance, [], folds=False)]
     for view in views:
-        sections += [_section(view, shown_dir), _breakdown_section(view, breakdowns[view.benchmark.key])]
+        key = view.benchmark.key
+        sections.append(_section(view, shown_dir, plots[key]))
+        sections.append(_breakdown_section(breakdowns[key], plots[key, BREAKDOWN]))
     preamble = [
         f"Logs: `{shown_dir}` ({len(runs)} runs). Numbers x100. "
         f"Regenerate with `drive-evals report {shown_dir} --out {out_dir}`.",
@@ -112,7 +117,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path, benchmarks: Sequence[
     return ReportFiles(markdown_path, html_path, csv_files, images)
 
 
-def _section(view: BenchmarkView, log_dir: str) -> Section:
+def _section(view: BenchmarkView, log_dir: str, figures: list[Plot]) -> Section:
     benchmark = view.benchmark
     tables = [score_table(view, spec, with_units=index == 0) for index, spec in enumerate(benchmark.tables)]
     tables.append(runs_table(view, log_dir))
@@ -121,23 +126,47 @@ def _section(view: BenchmarkView, log_dir: str) -> Section:
     if view.blind_gaps:
         tables.append(comparisons_table("Blind controls (with images − without)", view.blind_gaps, blind=True))
     tables.append(transcripts_table(view, log_dir))
-    figures = []
-    for spec in benchmark.tables:
-        if spec.title in benchmark.plots and (png := score_plot(view, spec)) is not None:
-            slug = re.sub(r"[^a-z0-9]+", "-", spec.title.lower()).strip("-")  # a file name a Markdown link keeps
-            figures.append(Plot(f"{benchmark.title}: {spec.title}", f"{benchmark.key}-{slug}.png", png))
     return Section(benchmark.title, tables, figures)
 
 
-def _breakdown_section(view: BenchmarkView, breakdown: Breakdown) -> Section:
+def _slug(title: str) -> str:
+    """A title as a file name a Markdown link keeps (no parentheses, spaces or punctuation)."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+BREAKDOWN = "breakdown"
+"""Key of a benchmark's breakdown plots in `_plots`, beside its score plots (keyed by the benchmark alone)."""
+
+
+def _plots(views: list[BenchmarkView], breakdowns: dict[str, Breakdown]) -> dict[Any, list[Plot]]:
+    """Every plot of the report, drawn at once (in parallel: report.parallel): per benchmark key, its score plots;
+    per (key, BREAKDOWN), one plot per breakdown dimension."""
+    named: list[tuple[Any, str, str]] = []  # (where, title, file name), beside each job
+    jobs: list[PlotJob] = []
+    for view in views:
+        benchmark, breakdown = view.benchmark, breakdowns[view.benchmark.key]
+        for spec in benchmark.tables:
+            if spec.title in benchmark.plots:
+                file_name = f"{benchmark.key}-{_slug(spec.title)}.png"
+                named.append((benchmark.key, f"{benchmark.title}: {spec.title}", file_name))
+                jobs.append(partial(score_plot, view, spec))
+        for dimension in breakdown.dimensions():
+            file_name = f"{benchmark.key}-breakdown-{_slug(dimension)}.png"
+            named.append(((benchmark.key, BREAKDOWN), f"{benchmark.title}: {dimension}", file_name))
+            jobs.append(partial(breakdown_plot, view, breakdown, dimension))
+    plots: dict[Any, list[Plot]] = defaultdict(list)
+    for view in views:
+        plots[view.benchmark.key], plots[view.benchmark.key, BREAKDOWN] = [], []
+    for (where, title, file_name), png in zip(named, draw_all(jobs), strict=True):
+        if png is not None:
+            plots[where].append(Plot(title, file_name, png))
+    return plots
+
+
+def _breakdown_section(breakdown: Breakdown, figures: list[Plot]) -> Section:
     """Where the models fail: a levels table with how to read it, per-level paired differences, one plot per
     dimension."""
-    benchmark = view.benchmark
-    figures = []
-    for dimension in breakdown.dimensions():
-        if (png := breakdown_plot(view, breakdown, dimension)) is not None:
-            slug = re.sub(r"[^a-z0-9]+", "-", dimension.lower()).strip("-")
-            figures.append(Plot(f"{benchmark.title}: {dimension}", f"{benchmark.key}-breakdown-{slug}.png", png))
+    benchmark = breakdown.benchmark
     tables = [levels_table(breakdown), paired_table(breakdown)]
     tables[-1].csv = f"{benchmark.key}-breakdown-paired.csv"
     return Section(f"{benchmark.title}: where models fail", tables, figures)

@@ -11,6 +11,9 @@ intervals are the suite's, clustered by scene (one image or frame sequence of on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage
 
@@ -21,6 +24,7 @@ from drive_evals.benchmark import (
     ConsoleLine,
     CreditMetric,
     EstimateInputs,
+    OfficialCount,
     Reference,
     TableSpec,
     UnitMetric,
@@ -123,6 +127,50 @@ def input_requests(sample: Sample) -> list[list[ChatMessage]]:
     return [list(sample.input)]
 
 
+OFFICIAL_QUESTIONS: dict[str, int] = {
+    "Traffic_Light": 795,
+    "Pavement_Marking": 564,
+    "Traffic_Sign": 701,
+    "Right_Of_Way": 309,
+    "VRU_Recognition": 424,
+    "Vehicle_Recognition": 223,
+    "Vehicle_Status": 257,
+    "Lane_Recognition": 780,
+    "Obstruction_Recognition": 680,
+    "Light": 200,
+    "Weather": 248,
+    "Sign_Sign_Relation": 192,
+    "Sign_Lane_Relation": 1072,
+    "Light_Lane_Relation": 702,
+    "Lane_Speed_Relation": 340,
+    "Lane_Change_Relation": 784,
+    "VRU_Cutin": 267,
+    "Vehicle_Cutin": 261,
+    "VRU_Cross": 276,
+    "Long_Short_Parking": 320,
+    "Vehicle_Bahavior": 80,
+    "VRU_Bahavior": 99,
+    "Key_Obsturction_Detection": 547,
+    "Spatial_Temporal_Reasoning": 161,
+    "Risk_Prediction": 272,
+    "Drive_Efficiency": 303,
+    "Longitudinal": 101,
+    "Lateral": 235,
+}
+"""Questions of each task in the released data, 11,193 in all (the paper's total; the per-task counts are a third
+party's count of the Hugging Face JSON, and they add up to it)."""
+
+
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official questions of each task the run selected (the loader's summary counts the whole file)."""
+    questions = metadata.get("questions") or {}
+    return [
+        OfficialCount(f"{task} questions", int(n), (OFFICIAL_QUESTIONS[task],))
+        for task, n in questions.items()
+        if task in OFFICIAL_QUESTIONS
+    ]
+
+
 VLADBENCH = Benchmark(
     task=VLADBENCH_TASK,
     title="VLADBench",
@@ -151,6 +199,7 @@ VLADBENCH = Benchmark(
     console=(ConsoleLine(TOTAL, "the official total over the questions of the planned tasks: the headline"),),
     planned_groups_key=PLANNED_TASKS_KEY,
     credit_metrics=(CreditMetric(TOTAL, unit_credits),),
+    official=official_counts,
     chance=chance_answer,
     estimate=EstimateInputs(requests=input_requests),
 )
