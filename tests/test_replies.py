@@ -44,6 +44,13 @@ UNITS = 4
 """Units per run: two-prompt yaw units (the store path) and one-prompt depth units."""
 
 
+@pytest.fixture(autouse=True)
+def own_inspect_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each test starts with an empty model cache: a judge reply cached by an earlier test with the same request (a
+    fake server's port can be reused) would answer without a request, and the request counts below would read 0."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
+
+
 def output_of(*content: ContentText | ContentReasoning) -> ModelOutput:
     return ModelOutput.from_message(ChatMessageAssistant(content=list(content)))
 

@@ -91,6 +91,24 @@ def judge_score(name: str) -> UnitMetric:
     return UnitMetric(name, name, continuous=True, judged=True)
 
 
+UnitRow = tuple[Mapping[str, float], Mapping[str, Any]]
+"""One unit's score values (averaged over epochs) and its sample metadata, as the report reads them."""
+
+
+@dataclass(frozen=True)
+class CreditMetric:
+    """A logged metric that is not a mean over units but equals the mean of per-unit credits, computed from all of
+    a run's units at once (a ratio of sums whose denominators the data fixes: VLADBench's `total`). Each credit lies
+    in [0, an upper bound known before any reply], so the report gives it the betting interval with those bounds
+    and the paired test on the credits over their largest bound (`stats.intervals.credit_interval`,
+    `stats.paired.scaled_paired_difference`; coverage in docs/statistics.md)."""
+
+    name: str
+    credits: Callable[[Sequence[UnitRow]], list[tuple[float, float] | None] | None]
+    """Every unit of a run (errored ones as `missing_values`) -> (credit, upper) per unit in the order given, None
+    for a unit the metric leaves out; None when these units cannot give credits (a log of an older task version)."""
+
+
 ColumnKind = Literal["estimate", "rate", "count"]
 
 
@@ -205,6 +223,25 @@ class ManifestWalk:
     """That file -> the data files it names, relative to the data root, in order, without repeats."""
 
 
+# --- whether a run read the official data (`drive_evals.official_data`) ---
+
+
+@dataclass(frozen=True)
+class OfficialCount:
+    """One count the official data fixes, for one run: what is counted, how many the run's data held, and the
+    official number (several where sources disagree, e.g. a paper's count and the released file's)."""
+
+    what: str
+    read: int
+    official: tuple[int, ...]
+
+
+OfficialRule = Callable[[Mapping[str, Any]], list[OfficialCount]]
+"""The task's metadata (its loader's summary, which counts the whole data before any `--limit` or shard) -> the
+counts the official data fixes for this run's configuration and selection (`subsets=`, a split); empty where no
+official count is known."""
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """One benchmark as shared code sees it. Fields are grouped by their reader."""
@@ -254,6 +291,11 @@ class Benchmark:
     report adds the judge to `comparability` and to the settings it shows)."""
     meta_tasks: tuple[SuiteTask, ...] = field(default=())
     """Other tasks of the package that evaluate a judge, not a model (DriveLMM-o1's judge meta-evaluation)."""
+    credit_metrics: tuple[CreditMetric, ...] = field(default=())
+    """Metrics that are means of per-unit credits, not of one score value (`CreditMetric`); they may be `paired`."""
+    official: OfficialRule | None = None
+    """The counts that make a run's data the official set (None: not checked); a copy that differs is flagged
+    beside the paper's rows (`drive_evals.official_data`)."""
     stop_eligible: Callable[[Mapping[str, Any]], bool] | None = None
     """For a headline that counts a unit by a score value (`UnitMetric.counted_key`): whether a sample counts, from
     its metadata alone, so a run with a stop rule fixes the headline's weights before its first call
@@ -275,6 +317,9 @@ class Benchmark:
 
     def unit_metric(self, name: str) -> UnitMetric | None:
         return next((m for m in self.unit_metrics if m.name == name), None)
+
+    def credit_metric(self, name: str) -> CreditMetric | None:
+        return next((m for m in self.credit_metrics if m.name == name), None)
 
 
 def all_tasks(benchmarks: Sequence[Benchmark]) -> tuple[SuiteTask, ...]:

@@ -33,6 +33,9 @@ def headline_lines(run: Run) -> list[str]:
     rows = _absent_groups_rows(run) or [_row(run, line) for line in _lines(run)]
     width = max(len(name) for name, _, _ in rows)
     lines = [title, *(f"  {name:<{width}}  {value}  {meaning}".rstrip() for name, value, meaning in rows)]
+    if differs := run.not_official:
+        more = f" and {len(differs) - 1} more count{'s' if len(differs) > 2 else ''}" if len(differs) > 1 else ""
+        lines.append(f"  not the official data: {differs[0]}{more}")
     if run.stopping is not None:  # the decision and what it guarantees (a stopped run's headline is its interval)
         lines.extend(f"  {part}" for part in stop_note(run.stopping).split("; ", 1))
     return lines

@@ -39,6 +39,7 @@ from drive_evals.kit import (
     Column,
     ConsoleLine,
     EstimateInputs,
+    OfficialCount,
     Reference,
     TableSpec,
     UnitMetric,
@@ -82,6 +83,30 @@ def levels(metadata: Mapping[str, Any]) -> dict[str, str]:
     found = {"task": metadata.get(TASK_KEY), "object category": metadata.get(GROUP_KEY)}
     found["raw category"] = metadata.get("category_name")
     return {dimension: level for dimension, level in found.items() if isinstance(level, str)}
+
+
+OFFICIAL_ITEMS: dict[str, dict[str, int]] = {
+    "Test": {"general_perception": 500, "region_perception": 1_123, "driving_suggestion": 500},
+    "Val": {"general_perception": 4_384, "driving_suggestion": 4_384},
+    "Mini": {"general_perception": 50, "driving_suggestion": 50},
+    "Train": {"general_perception": 4_884, "driving_suggestion": 4_884},
+}
+"""Items of each task per split (docs/coda_lm.md): one per image for general perception and suggestions (the
+official README's image counts); regions are counted only for Test (the other splits' counts are inferred)."""
+
+
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official items of each task the run selected, in its split (the loader's summary counts them all)."""
+    official = OFFICIAL_ITEMS.get(str(metadata.get("split")), {})
+    if "items" not in metadata:  # not a loader's summary
+        return []
+    items = metadata["items"]
+    planned = metadata.get(PLANNED_TASKS_KEY) or list(items)
+    return [
+        OfficialCount(f"{task} items", int(items.get(task, 0)), (official[task],))
+        for task in planned
+        if task in official
+    ]
 
 
 CODA_LM = Benchmark(
@@ -145,6 +170,7 @@ CODA_LM = Benchmark(
     ),
     missing_values={JUDGED: 0.0, COUNTED: 0.0, STRICT: 0.0},
     stop_eligible=counts_officially,
+    official=official_counts,
     console=(
         ConsoleLine(
             FINAL, "official final score, mean of the three tasks' mean ratings x10: the headline", judged=True

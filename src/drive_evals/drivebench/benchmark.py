@@ -21,6 +21,7 @@ from drive_evals.benchmark import (
     Column,
     ConsoleLine,
     EstimateInputs,
+    OfficialCount,
     Reference,
     TableSpec,
     UnitMetric,
@@ -87,6 +88,15 @@ def gpt_score_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any])
     settings = [str(name) for name in metadata.get("settings") or []]
     pooled = f", pooled over {', '.join(settings)} (each: `<setting>_gpt_score`)" if len(settings) > 1 else ""
     return f"the judge's GPT score, equal mean of the 4 tasks{pooled}: the headline"
+
+
+OFFICIAL_FRAMES = 200
+"""Key frames of `drivebench-test.json` (the paper). Its question count (about 1,461) is not verified: not checked."""
+
+
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official question file's frames (the loader's summary of the whole file, the same in every setting)."""
+    return [OfficialCount("frames", int(metadata["frames"]), (OFFICIAL_FRAMES,))] if "frames" in metadata else []
 
 
 DRIVEBENCH = Benchmark(
@@ -177,4 +187,5 @@ DRIVEBENCH = Benchmark(
     chance=chance_answer,
     estimate=EstimateInputs(requests=model_requests, judge_request=judge_request, judge_max_tokens=JUDGE_MAX_TOKENS),
     stop_eligible=officially_scored,
+    official=official_counts,
 )

@@ -19,6 +19,7 @@ from drive_evals.benchmark import (
     ConsoleLine,
     EstimateInputs,
     ManifestWalk,
+    OfficialCount,
     Reference,
     TableSpec,
     UnitMetric,
@@ -119,11 +120,23 @@ def mcq_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any]) -> st
     return f"{metrics.get(MCQ_ITEMS, 0.0):g} items; lenient reading {shown}{quirks}"
 
 
+OFFICIAL_QUESTIONS = (4_633, 4_634)
+"""The test file's questions: 4,633 in the paper, 4,634 in a third-party count of the released file."""
+OFFICIAL_FRAMES = 539
+
+
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official test file's questions and frames (the loader's summary of the whole file)."""
+    official = {"records": ("questions", OFFICIAL_QUESTIONS), "frames": ("frames", (OFFICIAL_FRAMES,))}
+    return [OfficialCount(what, int(metadata[key]), n) for key, (what, n) in official.items() if key in metadata]
+
+
 DRIVELMM_O1 = Benchmark(
     task=DRIVELMM_O1_TASK,
     meta_tasks=(JUDGE_META_TASK,),
     title="DriveLMM-o1",
     cluster_key="frame",
+    official=official_counts,
     group_key=None,
     headline=REASONING,
     unit_metrics=(

@@ -10,7 +10,8 @@ scorer, return the Task. What every task of the suite must do besides is done he
 - `make_task(...)`: verifies every data file the loader fetched against the data root's manifest, logs the data
   warnings, checks the endpoints (after the data, before any paid call), records started samples (so errored ones
   count as the official scorer counts a missing reply), appends the raw-reply generation, sets the call timeout,
-  the headline metric, the replicate tags, the viewer's sample list and the provenance metadata.
+  the headline metric, the replicate tags, the viewer's sample list and the provenance metadata, with whether the
+  data is the official set (`drive_evals.official_data`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from drive_evals.endpoints import check_task_endpoints
 from drive_evals.errors import ParameterError, route_errors_to_stderr
 from drive_evals.kit.parameters import SUITE_PARAMETERS, SuiteArgs
 from drive_evals.manifest import verify_manifest
+from drive_evals.official_data import OFFICIAL_DATA_KEY, official_data
 from drive_evals.params import reject_unknown
 from drive_evals.replies import generate_raw_reply
 from drive_evals.run_end import enable_end_of_run_warnings
@@ -182,6 +184,8 @@ def make_task(
         warnings = {DATA_WARNINGS_KEY: data_warnings.summary()}
     check_task_endpoints(model_under_test=True, judges=list(judges))
     name = scorer_name(scorer)
+    described = {BENCHMARK_KEY: args.task, **(metadata or {}), **warnings}
+    described[OFFICIAL_DATA_KEY] = official_data(declared(args.task), described)
     if config.timeout is None:
         config = config.model_copy(update={"timeout": CALL_TIMEOUT_SECONDS})
     built = Task(
@@ -190,7 +194,7 @@ def make_task(
         solver=[record_start(StartedSamples(kept=kept)), *solver, *([generate_raw_reply()] if generate else [])],
         scorer=scorer,
         config=config,
-        metadata={BENCHMARK_KEY: args.task, **(metadata or {}), **warnings},
+        metadata=described,
         headline_metric=HeadlineMetric(scorer=name, metric=headline),
         tags=replicate_tags(),
         viewer=sample_list_view(columns.title, name, columns.scores, columns.trailing, columns.labels or None),

@@ -8,6 +8,9 @@ computes their intervals from the questions, clustered by image; the task logs n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage
 
@@ -17,6 +20,7 @@ from drive_evals.kit import (
     Column,
     ConsoleLine,
     EstimateInputs,
+    OfficialCount,
     ParameterError,
     Reference,
     TableSpec,
@@ -47,7 +51,7 @@ from drive_evals.mme_realworld_ad.outcomes import (
     outcomes,
 )
 from drive_evals.mme_realworld_ad.task import MME_AD_TASK
-from drive_evals.mme_realworld_ad.taxonomy import PERCEPTION, REASONING, TASKS
+from drive_evals.mme_realworld_ad.taxonomy import PERCEPTION, REASONING, SUBCATEGORIES, TASKS, expected_counts
 
 # model -> (EN AD perception, EN AD reasoning), README images asset/results_{perception,reasoning}.png (protocol 5)
 PAPER_EN = {
@@ -109,6 +113,20 @@ def input_requests(sample: Sample) -> list[list[ChatMessage]]:
     return [list(sample.input)]
 
 
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official items of each task whose every sub-category the run selected, in its edition (EN 3,660 and
+    1,344, as the loader's own count warning; per sub-category counts rest on a third party's and are not checked)."""
+    edition = metadata.get("edition")
+    if edition not in SUBCATEGORIES or "items" not in metadata:
+        return []
+    selected = set(metadata.get("subsets") or [])
+    return [
+        OfficialCount(f"{task} items", int(metadata["items"].get(task, 0)), (expected,))
+        for task, expected in expected_counts(edition).items()
+        if all(sub.name in selected for sub in SUBCATEGORIES[edition] if sub.task == task)
+    ]
+
+
 MME_REALWORLD_AD = Benchmark(
     task=MME_AD_TASK,
     title="MME-RealWorld AD",
@@ -143,4 +161,5 @@ MME_REALWORLD_AD = Benchmark(
     chance=chance_answer,
     estimate=EstimateInputs(requests=input_requests),
     demo=write_demo,
+    official=official_counts,
 )

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from drive_evals.benchmark import Benchmark, UnitMetric
-from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, Unit, unit_value
+from drive_evals.report.runs import GENERATE_PREFIX, SAMPLE_SET, Run, Unit, unit_credits, unit_value
 from drive_evals.stats.clustered import equal_group_mean
-from drive_evals.stats.paired import PairedDifference, holm_adjust, paired_difference
+from drive_evals.stats.paired import PairedDifference, holm_adjust, paired_difference, scaled_paired_difference
 
 BLIND_SUFFIX = " [blind]"
 
@@ -148,6 +148,9 @@ def _ordered(benchmark: Benchmark, runs: list[Run]) -> list[Run]:
 def _compare(benchmark: Benchmark, a: Run, b: Run, notes: list[str]) -> list[Comparison]:
     comparisons = []
     for name in benchmark.paired:
+        if benchmark.credit_metric(name) is not None:
+            comparisons.extend(_compare_credits(a, b, name))
+            continue
         metric = benchmark.unit_metric(name)
         assert metric is not None, name
         values_a, values_b, clusters, groups, mismatched = paired_units(a, b, metric)
@@ -164,6 +167,21 @@ def _compare(benchmark: Benchmark, a: Run, b: Run, notes: list[str]) -> list[Com
         mean_b = equal_group_mean(values_b, groups if metric.grouped else [""] * len(groups), clusters).overall
         comparisons.append(Comparison(a, b, name, mean_a, mean_b, result))
     return comparisons
+
+
+def _compare_credits(a: Run, b: Run, name: str) -> list[Comparison]:
+    """A - B of a credit metric on the units both runs credited, in the same cluster: the paired test on the credits
+    over their largest bound (none where either run's credits do not reproduce its logged value)."""
+    credits_a, credits_b = unit_credits(a, name), unit_credits(b, name)
+    if credits_a is None or credits_b is None:
+        return []
+    common = [i for i in sorted(credits_a.keys() & credits_b.keys()) if a.units[i].cluster == b.units[i].cluster]
+    if not common:
+        return []
+    values_a, values_b = [credits_a[i][0] for i in common], [credits_b[i][0] for i in common]
+    scale = max(max(credits_a[i][1], credits_b[i][1]) for i in common)
+    result = scaled_paired_difference(values_a, values_b, [a.units[i].cluster for i in common], scale)
+    return [Comparison(a, b, name, sum(values_a) / len(common), sum(values_b) / len(common), result)]
 
 
 def paired_units(

@@ -130,15 +130,22 @@ def _versus_best(comparison: Comparison, best: Run) -> list[str]:
 
 
 def warnings(view: BenchmarkView, best: Run | None, demo_said: bool = False) -> list[str]:
-    """What changes how the screen reads: demo data, too few clusters, missing units, runs not comparable."""
+    """What changes how the screen reads: demo or other than the official data, too few clusters, missing units,
+    runs not comparable."""
     benchmark = view.benchmark
     runs = [run for run in view.runs if not run.blind]
     cluster = benchmark.cluster_key
     found = []
     if not demo_said and (demo := demo_warning(runs)) is not None:
         found.append(demo)
+    if other := [run.label for run in runs if run.not_official]:
+        found.append(
+            f"{WARNING} Not the official data: {', '.join(other)} read a copy whose counts differ from the official "
+            "set (see the scores table): not comparable with the papers' numbers."
+        )
     headline = [c for c in view.comparisons if c.metric == benchmark.headline]
-    untestable = [c for c in headline if c.result.no_interval]
+    untestable = [c for c in headline if c.result.no_interval and c.result.clusters < min_clusters()]
+    p_only = [c for c in headline if c.result.no_interval and c.result.clusters >= min_clusters()]
     clusters = sorted({len({u.cluster for u in run.units.values()}) for run in runs})
     if untestable:
         fewest = min(c.result.clusters for c in untestable)
@@ -146,6 +153,12 @@ def warnings(view: BenchmarkView, best: Run | None, demo_said: bool = False) -> 
             f"{WARNING} Too few {cluster}s: {len(untestable)} of {len(headline)} paired comparisons share only "
             f"{fewest} {cluster}(s), too few for the paired test to find any difference (it needs "
             f"{min_clusters()}); no interval there."
+        )
+    elif p_only:
+        reasons = "; ".join(dict.fromkeys(c.result.no_interval for c in p_only))
+        found.append(
+            f"{WARNING} No interval on {len(p_only)} of {len(headline)} paired comparisons: {reasons}; "
+            "their p-values hold, so the verdicts stand."
         )
     elif clusters and clusters[0] < MIN_SCORE_CLUSTERS:
         found.append(f"{WARNING} Too few {cluster}s: a run with {clusters[0]} has no interval.")

@@ -34,6 +34,7 @@ from drive_evals.benchmark import (
     benchmark_of,
 )
 from drive_evals.chance import effective_model_args
+from drive_evals.official_data import OFFICIAL_DATA_KEY, not_official, official_data
 from drive_evals.replies import rebuilt_count
 from drive_evals.shard import SHARD_KEY
 from drive_evals.stopping.guarantee import stop_note
@@ -62,6 +63,12 @@ OPERATIONAL_GENERATE = frozenset(
 
 MISSING = "missing"
 """Unit value: 1 for a planned unit whose sample errored (no reply, no score)."""
+CREDIT_TOLERANCE = 1e-9
+"""How far the mean of a run's credits may lie from its logged value (float summation order: 1e-12 measured)."""
+NO_CREDITS = (
+    "its units give no credits that reproduce the logged value (an older task version, or epochs reduced otherwise "
+    "than by their mean)"
+)
 REBUILT = "rebuilt"
 """Unit value: the share of the unit's epochs whose reply was rebuilt from Inspect's parts (`replies.rebuilt_count`)."""
 
@@ -77,6 +84,8 @@ class Unit:
     """Breakdown dimension -> this sample's level (from its metadata)."""
     outcomes: dict[str, dict[str, float]] = field(default_factory=dict)
     """Outcome dimension -> level -> share of this sample's epochs with that outcome."""
+    credits: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Credit metric (`Benchmark.credit_metrics`) -> this unit's (credit, upper), where it has one."""
 
 
 @dataclass
@@ -128,6 +137,16 @@ class Run:
         data = self.metadata.get("data")
         source = data.get("source") if isinstance(data, dict) else self.task_args.get("data")
         return source == DEMO_DATA
+
+    @property
+    def not_official(self) -> list[str] | None:
+        """The counts that differ from the official set's when the run read another copy (`official_data`), as the
+        task logged them; checked here for a log written before the task logged it. None: the official set, the
+        demo, or data no official count is known for."""
+        checked = self.metadata.get(OFFICIAL_DATA_KEY)
+        if not isinstance(checked, dict):
+            checked = official_data(self.benchmark, self.metadata)
+        return not_official(checked)
 
     @property
     def data(self) -> str:
@@ -283,6 +302,7 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
     outcomes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     spec = benchmark.breakdown
     errored: dict[str, EvalSampleSummary] = {}
+    metadata_of: dict[str, dict[str, Any]] = {}
     for sample in samples:
         score = (sample.scores or {}).get(benchmark.scorer)
         if score is None and sample.error is not None:
@@ -290,7 +310,7 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
         if score is None or not isinstance(score.value, dict):
             continue
         sample_id, metadata = str(sample.id), sample.metadata or {}
-        keys[sample_id] = _unit_keys(benchmark, sample)
+        keys[sample_id], metadata_of[sample_id] = _unit_keys(benchmark, sample), metadata
         for key, value in score.value.items():
             if isinstance(value, (int, float)) and not math.isnan(value):
                 values[sample_id][key].append(float(value))
@@ -303,11 +323,11 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
     # counts a missing reply (the benchmark's `missing_values`), as the log's metrics count it.
     for sample_id, sample in errored.items():
         if sample_id not in keys:
-            keys[sample_id] = _unit_keys(benchmark, sample)
+            keys[sample_id], metadata_of[sample_id] = _unit_keys(benchmark, sample), sample.metadata or {}
             values[sample_id] = {key: [value] for key, value in {**benchmark.missing_values, MISSING: 1.0}.items()}
             if spec is not None:
                 levels[sample_id] = spec.levels(sample.metadata or {})
-    return {
+    units = {
         sample_id: Unit(
             *keys[sample_id],
             {k: sum(v) / len(v) for k, v in values[sample_id].items()},
@@ -319,6 +339,12 @@ def _units(benchmark: Benchmark, samples: list[EvalSampleSummary]) -> dict[str, 
         )
         for sample_id in keys
     }
+    for credit in benchmark.credit_metrics:
+        found = credit.credits([(unit.values, metadata_of[sample_id]) for sample_id, unit in units.items()])
+        for unit, pair in zip(units.values(), found or [], strict=False):
+            if pair is not None:
+                unit.credits[credit.name] = pair
+    return units
 
 
 def _unit_keys(benchmark: Benchmark, sample: EvalSampleSummary) -> tuple[str, str]:
@@ -346,6 +372,17 @@ def unit_value(unit: Unit, metric: UnitMetric) -> float | None:
     if metric.counted_key is not None and unit.values.get(metric.counted_key) != 1.0:
         return None
     return unit.values.get(metric.value_key)
+
+
+def unit_credits(run: Run, metric: str) -> dict[str, tuple[float, float]] | None:
+    """Unit id -> (credit, upper) of a credit metric, when the credits' mean is the logged value (not on a log of an
+    older task version, nor where epochs were reduced otherwise than by their mean); None otherwise."""
+    credits = {sample_id: unit.credits[metric] for sample_id, unit in run.units.items() if metric in unit.credits}
+    logged = run.metrics.get(metric, math.nan)
+    if not credits or math.isnan(logged):
+        return None
+    mean = sum(value for value, _ in credits.values()) / len(credits)
+    return credits if abs(mean - logged) <= CREDIT_TOLERANCE else None
 
 
 def _show(value: Any, size: bool = False) -> str:

@@ -20,10 +20,16 @@ from drive_evals.benchmark import Column, TableSpec
 from drive_evals.precision import informative
 from drive_evals.report.compare import BenchmarkView, Comparison
 from drive_evals.report.judge_note import judge_interval_note
-from drive_evals.report.runs import Run, missing_count, rebuilt_units, unit_value
+from drive_evals.report.runs import NO_CREDITS, Run, missing_count, rebuilt_units, unit_credits, unit_value
 from drive_evals.stats.clustered import clustered_stderr, equal_group_mean
-from drive_evals.stats.intervals import CONFIDENCE, MIN_SCORE_CLUSTERS, mean_interval
-from drive_evals.stats.paired import CSV_POWER_COLUMNS, CSV_TEST_COLUMNS, PairedDifference, csv_fields
+from drive_evals.stats.intervals import CONFIDENCE, MIN_SCORE_CLUSTERS, credit_interval, mean_interval
+from drive_evals.stats.paired import (
+    CREDIT_INTERVAL_CLUSTERS,
+    CSV_POWER_COLUMNS,
+    CSV_TEST_COLUMNS,
+    PairedDifference,
+    csv_fields,
+)
 
 SCALE = 100
 """Tables print fractions as percentages, the papers' convention."""
@@ -32,6 +38,8 @@ FROM_SAMPLES = "†"
 FLAG = "⚠"
 DEMO_MARK = " · demo data"
 """After the label of a run on the demo data, in the tables that put runs beside the papers' rows."""
+OTHER_DATA_MARK = " · not the official data"
+"""After the label of a run on a copy whose counts differ from the official set's (`Run.not_official`), there too."""
 FEW_CLUSTERS = 20
 """Below this many clusters the scores table says why its intervals are wide and differ between equal scores."""
 NO_INTERVAL = "no CI"
@@ -49,6 +57,8 @@ class Estimate:
     """The standard error was computed from per-unit values because the log has none for this metric."""
     interval: tuple[float, float] | None = None
     """The 95% interval, None where too few clusters give none."""
+    no_interval: str = ""
+    """Why there is no interval, where the reason is not too few clusters."""
 
     @property
     def low(self) -> float:
@@ -77,6 +87,8 @@ def estimate(run: Run, metric: str) -> Estimate:
     unit_metric = run.benchmark.unit_metric(metric)
     if run.stopped:
         return _stopped_estimate(run, metric)
+    if run.benchmark.credit_metric(metric) is not None:
+        return _credit_estimate(run, metric)
     if unit_metric is None:
         return Estimate(run.metrics.get(metric, math.nan), math.nan, len(run.units), from_samples=False)
     rows = [(v, u.cluster, u.group) for u in run.units.values() if (v := unit_value(u, unit_metric)) is not None]
@@ -96,6 +108,17 @@ def estimate(run: Run, metric: str) -> Estimate:
     return Estimate(value, stderr if logged is None else logged, len(values), from_samples, interval)
 
 
+def _credit_estimate(run: Run, metric: str) -> Estimate:
+    """A ratio of sums written as the mean of per-unit credits: the betting interval with the credits' bounds."""
+    value = run.metrics.get(metric, math.nan)
+    credits = unit_credits(run, metric)
+    if credits is None:
+        return Estimate(value, math.nan, len(run.units), False, no_interval=NO_CREDITS)
+    clusters = [run.units[sample_id].cluster for sample_id in credits]
+    values, uppers = [c[0] for c in credits.values()], [c[1] for c in credits.values()]
+    return Estimate(value, math.nan, len(values), False, credit_interval(values, uppers, clusters))
+
+
 def _stopped_estimate(run: Run, metric: str) -> Estimate:
     """A run a stop rule ended: its headline is the rule's last interval, valid at every look; no other interval
     holds for numbers whose sample size the rule chose (shown without one)."""
@@ -113,9 +136,21 @@ def show_estimate(value: Estimate) -> str:
     if math.isnan(value.value):
         return MISSING
     mark = FROM_SAMPLES if value.from_samples else ""
+    if value.no_interval:  # said in a note under the table
+        return percent(value.value)
     if value.interval is None:
         return f"{percent(value.value)} ({NO_INTERVAL}){mark}"
     return f"{percent(value.value)} [{percent(value.low)}, {percent(value.high)}]{mark}"
+
+
+def other_data_notes(view: BenchmarkView) -> list[str]:
+    """One note per run on data that is not the official set: which counts differ."""
+    return [
+        f"{label(view, run)}{OTHER_DATA_MARK}: its data differs from the official set ({'; '.join(differs)}); "
+        "its scores are not comparable with the papers' rows."
+        for run in view.runs
+        if (differs := run.not_official)
+    ]
 
 
 def label(view: BenchmarkView, run: Run) -> str:
@@ -128,7 +163,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
     header = ["model", *(c.label for c in spec.columns), *counts]
     rows = [
         [
-            label(view, run) + (DEMO_MARK if run.demo else ""),
+            label(view, run) + (DEMO_MARK if run.demo else "") + (OTHER_DATA_MARK if run.not_official else ""),
             *(_cell(run, c) for c in spec.columns),
             *([str(len(run.units)), str(missing_count(run))] if with_units else []),
         ]
@@ -143,7 +178,8 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             ]
             rows.append([f"paper: {reference.model}", *cells, *([""] * len(counts))])
     notes = []
-    if any(c.kind == "estimate" for c in spec.columns):
+    credited = [c.metric for c in spec.columns if c.kind == "estimate" and benchmark.credit_metric(c.metric)]
+    if any(c.kind == "estimate" and c.metric not in credited for c in spec.columns):
         notes.append(
             f"x100. Estimate [95% CI]: Korn-Graubard interval (Clopper-Pearson on the effective sample size, CR2 "
             f"variance clustered by {benchmark.cluster_key}, t on Bell-McCaffrey degrees of freedom; stays in "
@@ -152,6 +188,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "whatever the scores' distribution; either is never narrower than Clopper-Pearson's on the units "
             "taken as independent. Coverage measured in docs/statistics.md."
         )
+    notes.extend(_credit_notes(view, credited))
     notes.extend(_few_clusters_note(view, spec))
     if any(run.demo for run in view.runs):
         notes.append(
@@ -159,6 +196,7 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "dozen units made to exercise the pipeline; these scores say nothing about a model and are not "
             "comparable with the papers' rows."
         )
+    notes.extend(other_data_notes(view))
     if any(FROM_SAMPLES in cell for row in rows for cell in row):
         notes.append(f"{FROM_SAMPLES} standard error computed here from per-unit values (the log has none).")
     if any(metrics & set(r.values) for r in benchmark.references):
@@ -186,6 +224,29 @@ def score_table(view: BenchmarkView, spec: TableSpec, with_units: bool) -> Table
             "an interval that holds its coverage there reaches from 0 to 100 (docs/statistics.md)."
         )
     return Table(spec.title, header, rows, notes)
+
+
+def _credit_notes(view: BenchmarkView, metrics: list[str]) -> list[str]:
+    """How a credit metric's interval is made, and the runs that have none for another reason than few clusters."""
+    if not metrics:
+        return []
+    cluster = view.benchmark.cluster_key
+    names = ", ".join(f"`{metric}`" for metric in metrics)
+    notes = [
+        f"x100. {names} [95% CI]: the logged official value, a ratio of sums, which is the mean of each unit's "
+        "credit (its part of the sum, whose largest value the data fixes); the interval is Waudby-Smith and "
+        f"Ramdas's betting interval over {cluster}s with those bounds, which holds whatever the credits' "
+        "distribution. Coverage measured in docs/statistics.md."
+    ]
+    lacking = [
+        label(view, run)
+        for run in view.runs
+        for m in metrics
+        if not run.stopped and not math.isnan(run.metrics.get(m, math.nan)) and unit_credits(run, m) is None
+    ]
+    if lacking:
+        notes.append(f"No interval for {', '.join(dict.fromkeys(lacking))}: {NO_CREDITS}.")
+    return notes
 
 
 def _few_clusters_note(view: BenchmarkView, spec: TableSpec) -> list[str]:
@@ -282,12 +343,26 @@ def comparisons_table(title: str, comparisons: list[Comparison], blind: bool = F
         "clusters, where the test is coarser than the formula); with p ≥ 0.05, read: no difference larger than that "
         "was likely to be missed. Fixed seed.",
         *paired_reasons([c.result for c in comparisons]),
+        *_credit_paired_note(comparisons),
         *judge_interval_note(
             [(c.a.benchmark.unit_metric(c.metric), c.result) for c in comparisons],
             comparisons[0].a.benchmark.cluster_key if comparisons else "",
         ),
     ]
     return Table(title, header, rows, notes)
+
+
+def _credit_paired_note(comparisons: list[Comparison]) -> list[str]:
+    """How a credit metric is compared (`Benchmark.credit_metrics`)."""
+    metrics = list(dict.fromkeys(c.metric for c in comparisons if c.a.benchmark.credit_metric(c.metric)))
+    if not metrics:
+        return []
+    names = ", ".join(f"`{metric}`" for metric in metrics)
+    return [
+        f"{names}: compared on the per-unit credits divided by their largest bound (so in [0, 1]), the difference "
+        f"scaled back; its interval only from {CREDIT_INTERVAL_CLUSTERS} clusters, where it covers "
+        "(docs/statistics.md)."
+    ]
 
 
 def paired_interval(result: PairedDifference) -> str:

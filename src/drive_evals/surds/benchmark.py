@@ -16,6 +16,7 @@ from drive_evals.benchmark import (
     Column,
     ConsoleLine,
     EstimateInputs,
+    OfficialCount,
     Reference,
     TableSpec,
     UnitMetric,
@@ -64,6 +65,19 @@ def headline_meaning(metrics: Mapping[str, float], metadata: Mapping[str, Any]) 
     return f"the equal mean of the {len(metadata.get(PLANNED_SUBSETS) or SUBSETS)} subsets: the headline"
 
 
+OFFICIAL_RECORDS = 5_919
+"""Metadata lines (images) of the official validation split (docs/surds.md)."""
+OFFICIAL_UNITS = 925
+"""Units of each subset in the official construction (5,550 in all, 9,250 prompts: docs/surds.md)."""
+
+
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official set's records, and 925 units in each subset the run selected (the loader's summary)."""
+    records = [OfficialCount("records", int(metadata["records"]), (OFFICIAL_RECORDS,))] if "records" in metadata else []
+    units = metadata.get("units") or {}
+    return [*records, *(OfficialCount(f"{subset} units", int(n), (OFFICIAL_UNITS,)) for subset, n in units.items())]
+
+
 PLANNED_SUBSETS = "subsets"
 """Task metadata key: the subsets the run planned (`-T subsets`)."""
 SURDS_SCORES = "Scores"
@@ -106,6 +120,7 @@ SURDS = Benchmark(
     ),
     console=(ConsoleLine(OVERALL, headline_meaning),),
     planned_groups_key=PLANNED_SUBSETS,
+    official=official_counts,
     chance=chance_answer,
     estimate=EstimateInputs(requests=surds_requests),
 )

@@ -2,13 +2,17 @@
 beside the paper's Tables 3/4 and 10, breakdowns by domain, aspect and task clustered by scene, the chance answers
 and the estimate's requests. Listed in `drive_evals._registry.BENCHMARKS`.
 
-The official scores are ratios of sums with a pair term (`metrics`), not means over questions, so their columns
-are shown as logged, without an interval (none has been shown to cover for them). The breakdowns estimate, per
-level, the per-question obey rate and each outcome's share, which are means over questions: their intervals are
-the suite's, clustered by scene (one image or frame sequence of one task, the official `dindex` sample).
+The official scores are ratios of sums with a pair term (`metrics`), not means over questions. `total` is also the
+mean of per-question credits with known bounds (`credits`), which gives it an interval and a paired test; the aspect
+and task scores are shown as logged, without an interval (none has been shown to cover for them). The breakdowns
+estimate, per level, the per-question obey rate and each outcome's share, which are means over questions: their
+intervals are the suite's, clustered by scene (one image or frame sequence of one task, the official `dindex` sample).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage
@@ -18,7 +22,9 @@ from drive_evals.benchmark import (
     BreakdownSpec,
     Column,
     ConsoleLine,
+    CreditMetric,
     EstimateInputs,
+    OfficialCount,
     Reference,
     TableSpec,
     UnitMetric,
@@ -26,8 +32,9 @@ from drive_evals.benchmark import (
 )
 from drive_evals.errors import ParameterError
 from drive_evals.vladbench.chance import answer as chance_answer
+from drive_evals.vladbench.credits import unit_credits
 from drive_evals.vladbench.dataset import PLANNED_TASKS_KEY, SCENE_KEY, TASK_KEY
-from drive_evals.vladbench.metrics import CORRECT_KEY, OBEY_KEY, TOTAL
+from drive_evals.vladbench.metrics import MISSING_VALUE, OBEY_KEY, TOTAL
 from drive_evals.vladbench.outcomes import (
     ASPECT,
     DIMENSIONS,
@@ -104,10 +111,11 @@ Table 10 for five commonly run models (arXiv 2503.21505 v1, as docs/vladbench.md
 
 SCORES, ASPECT_TABLE, TASK_TABLE = "Official scores", "Aspects", "Tasks"
 TABLES = {SCORES: (TOTAL,), ASPECT_TABLE: ASPECTS, TASK_TABLE: tuple(task.name for task in TASKS)}
-"""Each table's columns: the logged official scores, shown as logged (no interval)."""
+"""Each table's columns: the logged official scores; `total` with its interval on the question credits, the aspect
+and task scores as logged (no interval has been shown to cover for them)."""
 COMPARABILITY = ("tasks", "box_format", "obey_semicolons", "prompt")
-MISSING_VALUES = {CORRECT_KEY: 0.0, OBEY_KEY: 0.0}
-"""A question whose sample errored: a failed call, no credit and no obey (as `metrics.MISSING_VALUE`)."""
+MISSING_VALUES = MISSING_VALUE
+"""A question whose sample errored: a failed call, no credit and no obey, 0 in the tip pairs (`metrics`)."""
 REFERENCE_SOURCE = "paper Tables 3, 4 (totals) and 10 (per task), arXiv 2503.21505 v1; x100"
 LEVEL_ORDER = {DOMAIN: DOMAINS, ASPECT: ASPECTS, TASK: TABLES[TASK_TABLE], OUTCOME: OUTCOMES}
 
@@ -119,6 +127,50 @@ def input_requests(sample: Sample) -> list[list[ChatMessage]]:
     return [list(sample.input)]
 
 
+OFFICIAL_QUESTIONS: dict[str, int] = {
+    "Traffic_Light": 795,
+    "Pavement_Marking": 564,
+    "Traffic_Sign": 701,
+    "Right_Of_Way": 309,
+    "VRU_Recognition": 424,
+    "Vehicle_Recognition": 223,
+    "Vehicle_Status": 257,
+    "Lane_Recognition": 780,
+    "Obstruction_Recognition": 680,
+    "Light": 200,
+    "Weather": 248,
+    "Sign_Sign_Relation": 192,
+    "Sign_Lane_Relation": 1072,
+    "Light_Lane_Relation": 702,
+    "Lane_Speed_Relation": 340,
+    "Lane_Change_Relation": 784,
+    "VRU_Cutin": 267,
+    "Vehicle_Cutin": 261,
+    "VRU_Cross": 276,
+    "Long_Short_Parking": 320,
+    "Vehicle_Bahavior": 80,
+    "VRU_Bahavior": 99,
+    "Key_Obsturction_Detection": 547,
+    "Spatial_Temporal_Reasoning": 161,
+    "Risk_Prediction": 272,
+    "Drive_Efficiency": 303,
+    "Longitudinal": 101,
+    "Lateral": 235,
+}
+"""Questions of each task in the released data, 11,193 in all (the paper's total; the per-task counts are a third
+party's count of the Hugging Face JSON, and they add up to it)."""
+
+
+def official_counts(metadata: Mapping[str, Any]) -> list[OfficialCount]:
+    """The official questions of each task the run selected (the loader's summary counts the whole file)."""
+    questions = metadata.get("questions") or {}
+    return [
+        OfficialCount(f"{task} questions", int(n), (OFFICIAL_QUESTIONS[task],))
+        for task, n in questions.items()
+        if task in OFFICIAL_QUESTIONS
+    ]
+
+
 VLADBENCH = Benchmark(
     task=VLADBENCH_TASK,
     title="VLADBench",
@@ -126,8 +178,11 @@ VLADBENCH = Benchmark(
     group_key=TASK_KEY,
     headline=TOTAL,
     unit_metrics=(UnitMetric(OBEY_RATE, OBEY_KEY),),
-    tables=tuple(TableSpec(t, tuple(Column(m, m, "rate") for m in columns)) for t, columns in TABLES.items()),
-    paired=(OBEY_RATE,),
+    tables=tuple(
+        TableSpec(t, tuple(Column(m, m, "estimate" if m == TOTAL else "rate") for m in columns))
+        for t, columns in TABLES.items()
+    ),
+    paired=(TOTAL, OBEY_RATE),
     comparability=COMPARABILITY,
     missing_values=MISSING_VALUES,
     reference_source=REFERENCE_SOURCE,
@@ -143,6 +198,8 @@ VLADBENCH = Benchmark(
     ),
     console=(ConsoleLine(TOTAL, "the official total over the questions of the planned tasks: the headline"),),
     planned_groups_key=PLANNED_TASKS_KEY,
+    credit_metrics=(CreditMetric(TOTAL, unit_credits),),
+    official=official_counts,
     chance=chance_answer,
     estimate=EstimateInputs(requests=input_requests),
 )

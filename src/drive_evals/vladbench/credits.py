@@ -23,9 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from drive_evals.benchmark import UnitRow
 from drive_evals.vladbench.aggregate import compare_and_count
 from drive_evals.vladbench.dataset import TASK_KEY
-from drive_evals.vladbench.metrics import verdict_of
+from drive_evals.vladbench.metrics import has_question_flags, verdict_of
 from drive_evals.vladbench.rules import Verdict
 from drive_evals.vladbench.taxonomy import BY_NAME, TaskInfo
 
@@ -59,6 +60,15 @@ def question_credits(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
         for (_, _, index, _), credit in zip(ordered, task_credits, strict=True):
             credits[index] = credit
     return credits
+
+
+def unit_credits(rows: Sequence[UnitRow]) -> list[tuple[float, float] | None] | None:
+    """`question_credits` as the report asks for them (`Benchmark.credit_metrics`): (credit, upper) per question;
+    None for a log written before the samples stored their question flags (task version 2), whose summaries may
+    have lost the box marker of a long question."""
+    if not all(has_question_flags(metadata) for _, metadata in rows):
+        return None
+    return [None if credit is None else (credit.value, credit.upper) for credit in question_credits(rows)]
 
 
 def _pair_credits(task: TaskInfo, ordered: Sequence[tuple[int, str, int, Verdict]]) -> list[float | None]:

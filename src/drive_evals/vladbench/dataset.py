@@ -27,6 +27,7 @@ from drive_evals.spread import spread_samples
 from drive_evals.vladbench.annotations import annotation_file, has_annotations, load_annotations
 from drive_evals.vladbench.prompts import PromptVariant, check_countries, prompt_text
 from drive_evals.vladbench.records import TSV_FILE, VladRecord, load_records
+from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, clean_string, is_localisation
 from drive_evals.vladbench.taxonomy import BY_NAME
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,12 @@ PLANNED_TASKS_KEY = "tasks"
 """Task metadata key: the tasks the run planned (`-T tasks`; a `--limit` run without one has no headline)."""
 PLANNED_TASK_COUNT_KEY = "run_task_count"
 """Sample metadata key: how many tasks the run planned, so `total` is NaN for a run without questions of one."""
+LOCALISATION_KEY = "localisation"
+"""Sample metadata flag: a Grounding question that asks for a box (scored by IoU). Read from the question text by
+the scorer, and stored so that the report's credits (`credits`) can read it from Inspect's sample summaries, which
+shorten long text fields and would cut the marker off a long question."""
+YES_NO_KEY = "yes_no"
+"""Sample metadata flag: a Judge question whose reference is yes or no (`LOCALISATION_KEY` says why it is stored)."""
 LOCAL_SOURCES = ("local", "demo")
 IMAGE_CHECK_LIMIT = 20
 """Image problems listed in full; a missing image folder would otherwise list thousands."""
@@ -58,6 +65,15 @@ def sample_id(record: VladRecord) -> str:
 
 def scene(record: VladRecord) -> str:
     return f"{record.task}/{record.dindex}"
+
+
+def question_flags(task: str, question: str, answer: str) -> dict[str, bool]:
+    """What kind of question the official scorer sees: a box question (Grounding), a yes/no question (Judge)."""
+    kind = BY_NAME[task].scorer
+    return {
+        LOCALISATION_KEY: kind == "grounding" and is_localisation(question),
+        YES_NO_KEY: kind == "judge" and clean_string(answer).lower() in JUDGEMENT_ANSWERS,
+    }
 
 
 def record_to_sample(
@@ -82,6 +98,7 @@ def record_to_sample(
             "dimension": list(record.dimension) if record.dimension else None,
             "images": list(record.images),
             PLANNED_TASK_COUNT_KEY: planned_tasks,
+            **question_flags(record.task, record.question, record.answer),
         },
     )
 

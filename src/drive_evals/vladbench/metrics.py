@@ -27,9 +27,15 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from drive_evals.started_samples import missing_units, running
 from drive_evals.vladbench.aggregate import TaskResult, aspect_scores, task_result, total_score
-from drive_evals.vladbench.dataset import PLANNED_TASK_COUNT_KEY, TASK_KEY
-from drive_evals.vladbench.rules import JUDGEMENT_ANSWERS, Verdict, clean_string, is_localisation
-from drive_evals.vladbench.taxonomy import BY_NAME, TASKS
+from drive_evals.vladbench.dataset import (
+    LOCALISATION_KEY,
+    PLANNED_TASK_COUNT_KEY,
+    TASK_KEY,
+    YES_NO_KEY,
+    question_flags,
+)
+from drive_evals.vladbench.rules import Verdict
+from drive_evals.vladbench.taxonomy import TASKS
 
 TOTAL = "total"
 CORRECT_KEY = "correct"
@@ -46,17 +52,24 @@ nothing and, in the relation and lane tasks, enters the pairs as 0."""
 
 
 def verdict_of(value: Mapping[str, Any], metadata: Mapping[str, Any]) -> Verdict:
-    """A question's verdict from its score value and its sample metadata (what is fixed by the data)."""
-    task = BY_NAME[str(metadata[TASK_KEY])]
-    question, answer = str(metadata["question"]), str(metadata["answer"])
+    """A question's verdict from its score value and its sample metadata (what is fixed by the data): the question
+    flags as the sample stores them, or read from its text in a log written before they were (task version 2)."""
+    flags = metadata
+    if not has_question_flags(metadata):
+        flags = question_flags(str(metadata[TASK_KEY]), str(metadata["question"]), str(metadata["answer"]))
     return Verdict(
         correct=float(value.get(CORRECT_KEY, 0.0)),
         obey=float(value.get(OBEY_KEY, 0.0)) >= 0.5,
-        localisation=task.scorer == "grounding" and is_localisation(question),
+        localisation=bool(flags[LOCALISATION_KEY]),
         iou=float(value.get(IOU_KEY, 0.0)),
-        yes_no=task.scorer == "judge" and clean_string(answer).lower() in JUDGEMENT_ANSWERS,
+        yes_no=bool(flags[YES_NO_KEY]),
         paired=float(value.get(PAIRED_KEY, 0.0)) >= 0.5,
     )
+
+
+def has_question_flags(metadata: Mapping[str, Any]) -> bool:
+    """The sample stores its question flags (task version 3 on), which survive Inspect's sample summaries."""
+    return isinstance(metadata.get(LOCALISATION_KEY), bool) and isinstance(metadata.get(YES_NO_KEY), bool)
 
 
 def task_results(rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, TaskResult]:
