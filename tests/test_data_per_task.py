@@ -1,4 +1,4 @@
-"""`-T data=` (and the nuScenes folders) one per benchmark, so that one comparison eval-set reads four local copies."""
+"""`-T data=` (and the nuScenes folders) one per benchmark, so that one comparison eval-set reads a local copy each."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_runs import TIMEOUT_SECONDS
 
+from drive_evals._registry import BENCHMARKS as REGISTERED
 from drive_evals.data import demo_dir
 from drive_evals.errors import ParameterError
 from drive_evals.kit import per_task, resolve_data
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = ("surds", "drivelmm_o1", "drivebench", "vladbench")
+BENCHMARKS = tuple(benchmark.key for benchmark in REGISTERED)
 NUSCENES = ("drivelmm_o1", "drivebench")
 
 
@@ -30,8 +31,8 @@ def test_a_mapping_gives_each_task_its_own_value_and_names_what_is_wrong() -> No
         per_task("drivelmm_o1", "nuscenes_root", {"drivelm": "/x"})
 
 
-@pytest.mark.slow  # the README's recipe end to end, four benchmarks on a chance model: about a minute
-def test_the_comparison_recipe_runs_offline_on_four_separate_local_folders(tmp_path: Path) -> None:
+@pytest.mark.slow  # the README's recipe end to end, every benchmark on a chance model: about a minute
+def test_the_comparison_recipe_runs_offline_on_separate_local_folders(tmp_path: Path) -> None:
     """examples/compare/run.sh (the README's eval-set) with a task config naming one local copy per benchmark, and
     each nuScenes benchmark's own nuScenes folder: every log read its own, and says so in its metadata."""
     data = tmp_path / "data"

@@ -23,7 +23,7 @@ from inspect_ai.log import EvalLog
 from drive_evals.report.tables import DEMO_MARK
 from drive_evals.stats.betting import COARSE_STEPS, FINE_STEPS
 from drive_evals.stats.clustered import bell_mccaffrey_df
-from drive_evals.stats.intervals import MIN_SCORE_CLUSTERS, score_interval
+from drive_evals.stats.intervals import MIN_SCORE_CLUSTERS, binomial_interval, score_interval, stratified_stderr
 from drive_evals.stats.paired import paired_difference
 from drive_evals.surds.units import CENTERNESS_SUBSET
 
@@ -116,20 +116,25 @@ def interval(
 ) -> tuple[float, float] | None:
     """Korn-Graubard on the CR2 SE (n Kish's where the SE is 0); where a value lies strictly between 0 and 1 or the
     metric declares scores (judge scores, xy2d centerness), and the mean is not over groups, the betting interval,
-    found by bisection on the paper's capital (the report's bounds lie on a grid, within BOUND_TOLERANCE); none
-    below MIN_SCORE_CLUSTERS clusters."""
+    found by bisection on the paper's capital (the report's bounds lie on a grid, within BOUND_TOLERANCE); either
+    floored at Clopper-Pearson on the units taken as independent; none below MIN_SCORE_CLUSTERS clusters."""
     labels = groups or [""] * len(values)
     if len(set(clusters)) < MIN_SCORE_CLUSTERS:
         return None
-    if (continuous or any(v not in (0.0, 1.0) for v in values)) and groups is None:
-        return reference_bounds(values, list(clusters))
     sizes = [labels.count(label) for label in set(labels)]
     kish = len(sizes) ** 2 / sum(1 / size for size in sizes)  # 1 / sum of squared weights 1 / (K n_group)
-    bounds = score_interval(
-        mean, cr2_se(values, clusters, groups), kish, len(set(clusters)), df=bell_mccaffrey_df(labels, clusters)
-    )
-    assert bounds is not None
-    return bounds
+    if (continuous or any(v not in (0.0, 1.0) for v in values)) and groups is None:
+        bounds = reference_bounds(values, list(clusters))
+    else:
+        found = score_interval(
+            mean, cr2_se(values, clusters, groups), kish, len(set(clusters)), df=bell_mccaffrey_df(labels, clusters)
+        )
+        assert found is not None
+        bounds = found
+    # never narrower than Clopper-Pearson on the units taken as independent (a mean over subsets: on the n that
+    # its stratified binomial SE gives)
+    floor = binomial_interval(mean, kish, None if len(set(labels)) == 1 else stratified_stderr(values, labels))
+    return min(bounds[0], floor[0]), max(bounds[1], floor[1])
 
 
 def logged_se(

@@ -174,8 +174,8 @@ class Run:
             "epochs": str(self.epochs),
         }
         for name, value in sorted(self.task_args.items()):
-            if name not in SUMMARISED_ARGS:
-                resolved = self.metadata.get(name)
+            resolved = self.metadata.get(name)
+            if name not in SUMMARISED_ARGS and not (value is None and resolved is None):  # unset: no `-T` spells it
                 settings[name] = _show(value if resolved is None else resolved, size=name in SIZE_ARGS)
         if self.benchmark.judged:
             settings[JUDGE_SETTING] = self.judge or "off"
