@@ -1,5 +1,5 @@
 """The three published readings of an MME-RealWorld reply, each stated on its own from the protocol
-(/work/shared/reference/mme-realworld-ad-protocol.md 3.1-3.3), independently of drive_evals' code.
+(the project's MME-RealWorld AD protocol reference, sections 3.1-3.3), independently of drive_evals' code.
 
 - `official_script`: `evaluation/eval_your_results.py` @11af66f, `extract_characters_regex(s, choices)` with the
   item's full `"(X) text"` options, the prefix list with its two missing commas.
